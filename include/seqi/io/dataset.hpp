@@ -1,0 +1,33 @@
+// A dataset of input/output token sequences with exact rational coordinates.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "seqi/numbers/rational.hpp"
+
+namespace seqi {
+
+using Sequence = std::vector<Point>;
+
+struct SequencePair {
+  Sequence input;   // X_j: n_j tokens
+  Sequence output;  // Y_j: m_j tokens, 1 <= m_j <= n_j
+};
+
+struct Dataset {
+  std::string name;
+  int dimension = 0;
+  std::vector<SequencePair> pairs;
+  std::vector<std::string> notes;  // non-fatal remarks (e.g. duplicate pairs merged)
+  std::size_t sum_m() const;
+  std::size_t total_input_tokens() const;
+};
+
+// Bad input: the message names the file, pair, token and coordinate where known,
+// what is wrong and what to do. Maps to exit code 2.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace seqi

@@ -1,0 +1,52 @@
+// Exact rational scalar used in every certificate path.
+#pragma once
+#include <boost/multiprecision/gmp.hpp>
+#include <Eigen/Core>
+#include <boost/multiprecision/eigen.hpp>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace seqi {
+
+// Expression templates off: Eigen stores and copies scalars by value.
+using Rational = boost::multiprecision::number<boost::multiprecision::gmp_rational,
+                                               boost::multiprecision::et_off>;
+using Integer = boost::multiprecision::number<boost::multiprecision::gmp_int,
+                                              boost::multiprecision::et_off>;
+
+template <class S>
+using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
+template <class S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+
+using Point = Vec<Rational>;
+
+// Parses an exact rational from decimal text: "-3/7", "2", "0.125", "1e-3", "-2.5E+4".
+// Returns nullopt (with a reason in *why) when the text is not such a number.
+// Never goes through a binary float.
+std::optional<Rational> parse_rational(std::string_view text, std::string* why = nullptr);
+
+// "p/q" in lowest terms, or "p" when q = 1.
+std::string to_string(const Rational& x);
+
+// Bits of numerator plus bits of denominator (a measure of storage cost).
+std::size_t bit_size(const Rational& x);
+
+// Largest 2^-k (k >= 0) that is <= x; precondition x > 0. Returns 1 when x >= 1.
+Rational dyadic_floor_at_most_one(const Rational& x);
+
+// Exact Euclidean inner product and squared norm.
+Rational dot(const Point& a, const Point& b);
+Rational norm_sq(const Point& a);
+
+// Lexicographic order on points of equal dimension (total order; used for sets).
+bool lex_less(const Point& a, const Point& b);
+bool equal_points(const Point& a, const Point& b);
+
+// Coordinates as "(a, b, ...)".
+std::string to_string(const Point& p);
+
+}  // namespace seqi

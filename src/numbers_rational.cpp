@@ -1,0 +1,133 @@
+#include "seqi/numbers/rational.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace seqi {
+namespace {
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+Integer pow10(std::size_t k) {
+  Integer r = 1;
+  for (std::size_t i = 0; i < k; ++i) r *= 10;
+  return r;
+}
+
+void set_why(std::string* why, const char* reason) {
+  if (why) *why = reason;
+}
+
+// Decimal "[+-]digits[.digits][e[+-]digits]" as an exact rational.
+std::optional<Rational> parse_decimal(std::string_view s, std::string* why) {
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  std::string_view mantissa = s, exponent;
+  if (auto e = s.find_first_of("eE"); e != std::string_view::npos) {
+    mantissa = s.substr(0, e);
+    exponent = s.substr(e + 1);
+    if (exponent.empty()) return set_why(why, "empty exponent"), std::nullopt;
+  }
+  std::string_view int_part = mantissa, frac_part;
+  if (auto dot_at = mantissa.find('.'); dot_at != std::string_view::npos) {
+    int_part = mantissa.substr(0, dot_at);
+    frac_part = mantissa.substr(dot_at + 1);
+  }
+  if (int_part.empty() && frac_part.empty()) return set_why(why, "no digits"), std::nullopt;
+  if ((!int_part.empty() && !all_digits(int_part)) || (!frac_part.empty() && !all_digits(frac_part)))
+    return set_why(why, "not a decimal or p/q rational"), std::nullopt;
+  long long exp10 = 0;
+  if (!exponent.empty()) {
+    bool exp_negative = false;
+    if (exponent[0] == '-' || exponent[0] == '+') {
+      exp_negative = exponent[0] == '-';
+      exponent.remove_prefix(1);
+    }
+    if (!all_digits(exponent)) return set_why(why, "malformed exponent"), std::nullopt;
+    if (exponent.size() > 6) return set_why(why, "exponent too large (|e| > 99999)"), std::nullopt;
+    exp10 = std::stoll(std::string(exponent));
+    if (exp_negative) exp10 = -exp10;
+  }
+  // Leading zeros stripped: Boost reads a leading 0 as an octal prefix.
+  std::string all = std::string(int_part) + std::string(frac_part);
+  all.erase(0, std::min(all.find_first_not_of('0'), all.size()));
+  Integer digits(all.empty() ? std::string("0") : all);
+  exp10 -= static_cast<long long>(frac_part.size());
+  Rational value = exp10 >= 0 ? Rational(digits * pow10(static_cast<std::size_t>(exp10)))
+                              : Rational(digits, pow10(static_cast<std::size_t>(-exp10)));
+  return negative ? -value : value;
+}
+
+}  // namespace
+
+std::optional<Rational> parse_rational(std::string_view text, std::string* why) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  if (text.empty()) return set_why(why, "empty string"), std::nullopt;
+  auto slash = text.find('/');
+  if (slash == std::string_view::npos) return parse_decimal(text, why);
+  auto num = parse_decimal(text.substr(0, slash), why);
+  if (!num) return std::nullopt;
+  auto den = parse_decimal(text.substr(slash + 1), why);
+  if (!den) return std::nullopt;
+  if (*den == 0) return set_why(why, "zero denominator"), std::nullopt;
+  return *num / *den;
+}
+
+std::string to_string(const Rational& x) { return x.str(); }
+
+std::size_t bit_size(const Rational& x) {
+  Integer n = boost::multiprecision::numerator(x), q = boost::multiprecision::denominator(x);
+  std::size_t bits = 1;
+  if (n != 0) bits += boost::multiprecision::msb(boost::multiprecision::abs(n)) + 1;
+  bits += boost::multiprecision::msb(q) + 1;
+  return bits;
+}
+
+Rational dyadic_floor_at_most_one(const Rational& x) {
+  Rational p = 1;
+  while (p > x) p /= 2;
+  return p;
+}
+
+Rational dot(const Point& a, const Point& b) {
+  Rational s = 0;
+  for (Eigen::Index i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+Rational norm_sq(const Point& a) { return dot(a, a); }
+
+bool lex_less(const Point& a, const Point& b) {
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    if (a[i] < b[i]) return true;
+    if (b[i] < a[i]) return false;
+  }
+  return false;
+}
+
+bool equal_points(const Point& a, const Point& b) {
+  if (a.size() != b.size()) return false;
+  for (Eigen::Index i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+std::string to_string(const Point& p) {
+  std::string s = "(";
+  for (Eigen::Index i = 0; i < p.size(); ++i) {
+    if (i) s += ", ";
+    s += to_string(p[i]);
+  }
+  return s + ")";
+}
+
+}  // namespace seqi
