@@ -1,0 +1,31 @@
+// Block, width and parameter counts of a transformer against the theorems (lem:counts).
+#pragma once
+#include <cstddef>
+#include <map>
+#include <string>
+
+#include "seqi/model/transformer.hpp"
+
+namespace seqi {
+
+struct Counts {
+  std::size_t N = 0, d = 0, sum_m = 0;
+  std::size_t blocks = 0;
+  std::size_t blocks_bound_hardmax = 0;  // Thm 1.6: 2 sum(m) + 2N + 1
+  std::size_t blocks_bound_softmax = 0;  // Thm 1.8: 2 sum(m) + 3N
+  std::map<std::string, std::size_t> blocks_by_phase;
+  std::size_t width = 0;
+  std::size_t max_rank_A = 0, max_rank_V = 0;  // rank of the low-rank parts
+  std::size_t params = 0;        // stored scalars, structured A and V
+  std::size_t params_dense = 0;  // A and V as dense d x d
+  std::size_t params_bound = 0;  // (20d + 22) sum(m): the O(d sum(m)) bound of lem:counts
+  Rational param_norm_sq;        // ||theta||^2 over the stored scalars (lem:param-norm)
+};
+
+Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m);
+
+// The structured parameter count lem:counts predicts for our construction:
+// (14d+15) sum(m) + 4d + 1 + 2d [shift used] + (6d+7) K.
+std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts);
+
+}  // namespace seqi

@@ -1,0 +1,50 @@
+// Exact hardmax forward pass of a whole dataset through any Transformer<Rational>.
+// Exactly the same result as forward_dense on every sequence, but a feed-forward layer
+// that is the identity outside its breakpoints (lem:sparse-ff) touches only the tokens
+// whose reading falls inside, found in a sorted index of readings.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <vector>
+
+#include "seqi/model/token_state.hpp"
+#include "seqi/model/transformer.hpp"
+
+namespace seqi {
+
+
+struct ForwardStats {
+  std::size_t ff_tokens_evaluated = 0;  // tokens on which a FF was computed
+  std::size_t ff_sparse_layers = 0;     // FF layers evaluated through lem:sparse-ff
+  std::size_t ff_dense_layers = 0;
+  std::size_t attention_layers_skipped = 0;  // identity SA layers
+  std::size_t index_rebuilds = 0;
+};
+
+class ExactForward {
+ public:
+  explicit ExactForward(TokenState initial) : state_(std::move(initial)) {}
+
+  void apply_attention(const SelfAttention<Rational>& sa);
+  void apply_feed_forward(const FeedForward<Rational>& ff);
+  void apply_block(const Block<Rational>& b) {
+    apply_attention(b.sa);
+    apply_feed_forward(b.ff);
+  }
+
+  const TokenState& state() const { return state_; }
+  const ForwardStats& stats() const { return stats_; }
+
+ private:
+  void rebuild_index(const Point& r);
+
+  TokenState state_;
+  ForwardStats stats_;
+  // Sorted readings r.x of all tokens for the direction index_r_ (valid when index_valid_).
+  bool index_valid_ = false;
+  Point index_r_;
+  std::vector<Rational> reading_;
+  std::multimap<Rational, std::size_t> sorted_;
+};
+
+}  // namespace seqi

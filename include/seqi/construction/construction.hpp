@@ -1,0 +1,66 @@
+// Builds the interpolating transformer of ../shared/design/construction.md (phases S, P, C, I)
+// and records every generic choice, so the certificate can state and re-check them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seqi/construction/generic_choice.hpp"
+#include "seqi/io/dataset.hpp"
+#include "seqi/model/token_state.hpp"
+#include "seqi/model/transformer.hpp"
+
+namespace seqi {
+
+struct SeparationRecord {
+  std::size_t lifts = 0;        // K: hat blocks that lift one shared point each (lem:distinct-means)
+  bool shift_used = false;      // some token lies in two sequences (lem:separation)
+};
+
+struct PlacementRecord {
+  Rational eps, C, r0;           // shrink x -> eps x + C e1 into B(C e1, r0) (lem:shrink)
+  Point reading;                 // common reading direction of the placement hats
+  // Per sequence: token indices (into the dataset's TokenState) of the leaders, leader 1 first,
+  // and where each goes: P_j1 = R_j e1, P_jl = rho_j((t^2-1)/(t^2+1), 2t/(t^2+1)) for l >= 2.
+  std::vector<std::vector<std::size_t>> leaders;
+  std::vector<std::vector<Point>> placed;
+  std::vector<Rational> R, rho;
+  std::vector<std::vector<Rational>> circle_t;
+};
+
+struct InterpolationRecord {
+  Point a;                       // collapse: x -> (a . x_att) v (lem:collapse)
+  Point v, reading;              // flat hats read r.x with r.v = 1
+  Rational gap, df;              // smallest gap g of the z values; 4 df < g
+  std::vector<Rational> z;       // z per cluster (j, l), clusters numbered j-major
+  std::vector<std::size_t> order;  // cluster index of each interpolation block (lem:interpolation)
+};
+
+struct ConstructionRecord {
+  std::uint64_t seed = 0;
+  std::vector<ChoiceLog> choices;
+  SeparationRecord separation;
+  PlacementRecord placement;
+  InterpolationRecord interpolation;
+  std::size_t collapse_block = 0;  // index of the block whose SA is the collapse
+};
+
+struct Construction {
+  Transformer<Rational> model;
+  ConstructionRecord record;
+};
+
+// Preconditions: data satisfies H1-H5 (as returned by the dataset reader).
+// Throws ConstructionError when a generic choice cannot be found (not expected).
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed);
+
+// Phases, each appending its blocks and advancing `config` (the exact token positions after
+// the blocks built so far; a construction-side forward pass that the certificate redoes).
+// Separation returns the attention layer of the next block: the shift, or the identity.
+SelfAttention<Rational> build_separation(TokenState& config, Rng& rng, Construction& out);
+void build_placement(const Dataset& data, TokenState& config, const SelfAttention<Rational>& first_sa,
+                     Rng& rng, Construction& out);
+void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);
+
+}  // namespace seqi

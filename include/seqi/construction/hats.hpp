@@ -1,0 +1,21 @@
+// Feed-forward layers of the construction: the hat (lem:hat) and the flat hat (lem:flat-hat).
+#pragma once
+#include "seqi/model/feed_forward.hpp"
+
+namespace seqi {
+
+// x -> x + D * h(r.x), h(t) = [relu(t-t_q+delta) - 2 relu(t-t_q) + relu(t-t_q-delta)] / delta.
+// Moves every point with reading t_q by D; identity when |r.x - t_q| >= delta. Width 3.
+FeedForward<Rational> hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
+                                const Point& D);
+
+// The first placement layer: x -> eps*x + C*e1 + D*h(r.x) (hat plus a constant unit). Width 4.
+FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
+                                       const Point& D, const Rational& eps, const Point& C_e1);
+
+// x -> x + G(r.x) with breakpoints z -/+ 2df, z -/+ df (r.v = 1): every x = t v with
+// |t - z| <= df goes to y; identity when r.x is outside (z - 2df, z + 2df). Width 4.
+FeedForward<Rational> flat_hat_layer(const Point& r, const Point& v, const Rational& z,
+                                     const Rational& df, const Point& y);
+
+}  // namespace seqi

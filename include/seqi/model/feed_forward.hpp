@@ -1,0 +1,34 @@
+// Feed-forward layer FF(x) = eta*x + W*relu(U*x + b), width w = rows of U.
+#pragma once
+#include <cstddef>
+
+#include "seqi/numbers/scalar.hpp"
+
+namespace seqi {
+
+template <class S>
+struct FeedForward {
+  S eta = S(1);
+  Mat<S> U;  // w x d
+  Vec<S> b;  // w
+  Mat<S> W;  // d x w
+
+  std::size_t width() const { return static_cast<std::size_t>(U.rows()); }
+
+  Vec<S> apply(const Vec<S>& x) const {
+    Vec<S> y = x * eta;
+    for (Eigen::Index i = 0; i < U.rows(); ++i) {
+      S pre = U.row(i).dot(x.transpose()) + b[i];
+      if (pre > S(0)) y += W.col(i) * pre;
+    }
+    return y;
+  }
+
+  // eta, U, b, W: 2wd + w + 1 stored scalars.
+  std::size_t stored_scalars() const {
+    return 1 + static_cast<std::size_t>(U.size() + b.size() + W.size());
+  }
+  S stored_norm_sq() const { return eta * eta + U.squaredNorm() + b.squaredNorm() + W.squaredNorm(); }
+};
+
+}  // namespace seqi

@@ -1,0 +1,22 @@
+// The tokens of every sequence of a dataset, stored contiguously.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "seqi/io/dataset.hpp"
+
+namespace seqi {
+
+// Sequence j owns tokens [begin[j], begin[j+1]).
+struct TokenState {
+  std::vector<Point> tokens;
+  std::vector<std::size_t> begin{0};
+  std::size_t sequences() const { return begin.size() - 1; }
+  std::size_t size_of(std::size_t j) const { return begin[j + 1] - begin[j]; }
+  // Sequence index owning each token.
+  std::vector<std::size_t> owners() const;
+};
+
+TokenState inputs_of(const Dataset& data);
+
+}  // namespace seqi

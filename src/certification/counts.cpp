@@ -1,0 +1,33 @@
+#include "seqi/certification/counts.hpp"
+
+#include <algorithm>
+
+namespace seqi {
+
+Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m) {
+  Counts c;
+  c.N = N;
+  c.d = static_cast<std::size_t>(model.dimension);
+  c.sum_m = sum_m;
+  c.blocks = model.blocks.size();
+  c.blocks_bound_hardmax = 2 * sum_m + 2 * N + 1;
+  c.blocks_bound_softmax = 2 * sum_m + 3 * N;
+  c.width = model.max_width();
+  c.params_bound = (20 * c.d + 22) * sum_m;
+  c.param_norm_sq = 0;
+  for (const auto& b : model.blocks) {
+    ++c.blocks_by_phase[phase_name(b.phase)];
+    c.max_rank_A = std::max(c.max_rank_A, b.sa.A.rank_of_low_rank_part());
+    c.max_rank_V = std::max(c.max_rank_V, b.sa.V.rank_of_low_rank_part());
+    c.params += b.ff.stored_scalars() + b.sa.stored_scalars(c.d);
+    c.params_dense += b.ff.stored_scalars() + 1 + 2 * c.d * c.d;
+    c.param_norm_sq += b.ff.stored_norm_sq() + b.sa.stored_norm_sq();
+  }
+  return c;
+}
+
+std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts) {
+  return (14 * d + 15) * sum_m + 4 * d + 1 + (shift_used ? 2 * d : 0) + (6 * d + 7) * lifts;
+}
+
+}  // namespace seqi

@@ -1,0 +1,55 @@
+#include "seqi/certification/one_direction_ff.hpp"
+
+namespace seqi {
+namespace {
+
+// Slope and offset of x -> sum_{i active} W_i (slope_i t + b_i) vanish (exact).
+bool pattern_is_zero(const FeedForward<Rational>& ff, const std::vector<Rational>& slope,
+                     const std::vector<bool>& active) {
+  Point s = Point::Zero(ff.W.rows()), c = Point::Zero(ff.W.rows());
+  for (std::size_t i = 0; i < slope.size(); ++i) {
+    if (!active[i]) continue;
+    s += ff.W.col(static_cast<Eigen::Index>(i)) * slope[i];
+    c += ff.W.col(static_cast<Eigen::Index>(i)) * ff.b[static_cast<Eigen::Index>(i)];
+  }
+  return s.isZero() && c.isZero();
+}
+
+}  // namespace
+
+std::optional<OneDirectionForm> identity_outside_breakpoints(const FeedForward<Rational>& ff) {
+  if (ff.eta != 1 || ff.U.rows() == 0) return std::nullopt;
+  const Eigen::Index w = ff.U.rows(), d = ff.U.cols();
+  Eigen::Index lead_row = -1, pivot = -1;
+  for (Eigen::Index i = 0; i < w && lead_row < 0; ++i)
+    for (Eigen::Index k = 0; k < d; ++k)
+      if (ff.U(i, k) != 0) {
+        lead_row = i;
+        pivot = k;
+        break;
+      }
+  if (lead_row < 0) return std::nullopt;
+  OneDirectionForm form{ff.U.row(lead_row).transpose(), {}, 0, 0};
+  bool have_breakpoint = false;
+  std::vector<bool> left(w), right(w);
+  for (Eigen::Index i = 0; i < w; ++i) {
+    Rational u = ff.U(i, pivot) / form.r[pivot];
+    for (Eigen::Index k = 0; k < d; ++k)
+      if (ff.U(i, k) != u * form.r[k]) return std::nullopt;
+    form.slope.push_back(u);
+    // Far left (t -> -inf) the unit is active iff u < 0 or (u = 0 and b > 0); far right iff u > 0 or ...
+    left[i] = u < 0 || (u == 0 && ff.b[i] > 0);
+    right[i] = u > 0 || (u == 0 && ff.b[i] > 0);
+    if (u == 0) continue;
+    Rational beta = -ff.b[i] / u;
+    if (!have_breakpoint || beta < form.lo) form.lo = beta;
+    if (!have_breakpoint || beta > form.hi) form.hi = beta;
+    have_breakpoint = true;
+  }
+  if (!have_breakpoint) return std::nullopt;
+  if (!pattern_is_zero(ff, form.slope, left) || !pattern_is_zero(ff, form.slope, right))
+    return std::nullopt;
+  return form;
+}
+
+}  // namespace seqi

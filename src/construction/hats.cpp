@@ -1,0 +1,55 @@
+#include "seqi/construction/hats.hpp"
+
+namespace seqi {
+namespace {
+
+// w units all reading r, with offsets -breakpoint_i and output columns cols[i].
+FeedForward<Rational> one_direction_layer(const Point& r, const std::vector<Rational>& breakpoints,
+                                          const std::vector<Point>& cols) {
+  const auto w = static_cast<Eigen::Index>(breakpoints.size());
+  FeedForward<Rational> ff;
+  ff.eta = 1;
+  ff.U.resize(w, r.size());
+  ff.b.resize(w);
+  ff.W.resize(r.size(), w);
+  for (Eigen::Index i = 0; i < w; ++i) {
+    ff.U.row(i) = r.transpose();
+    ff.b[i] = -breakpoints[static_cast<std::size_t>(i)];
+    ff.W.col(i) = cols[static_cast<std::size_t>(i)];
+  }
+  return ff;
+}
+
+}  // namespace
+
+FeedForward<Rational> hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
+                                const Point& D) {
+  Point s = D / delta;
+  return one_direction_layer(r, {t_q - delta, t_q, t_q + delta}, {s, Point(s * Rational(-2)), s});
+}
+
+FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
+                                       const Point& D, const Rational& eps, const Point& C_e1) {
+  FeedForward<Rational> ff = hat_layer(r, t_q, delta, D);
+  const Eigen::Index d = r.size();
+  ff.eta = eps;
+  ff.U.conservativeResize(4, d);
+  ff.U.row(3).setZero();
+  ff.b.conservativeResize(4);
+  ff.b[3] = 1;  // relu(0.x + 1) = 1: a constant unit
+  ff.W.conservativeResize(d, 4);
+  ff.W.col(3) = C_e1;
+  return ff;
+}
+
+FeedForward<Rational> flat_hat_layer(const Point& r, const Point& v, const Rational& z,
+                                     const Rational& df, const Point& y) {
+  const Rational b1 = z - 2 * df, b2 = z - df, b3 = z + df, b4 = z + 2 * df;
+  Point c1 = (y - v * b2) / (b2 - b1);
+  Point c4 = (y - v * b3) / (b4 - b3);
+  Point c2 = -v - c1;
+  Point c3 = v - c4;
+  return one_direction_layer(r, {b1, b2, b3, b4}, {c1, c2, c3, c4});
+}
+
+}  // namespace seqi

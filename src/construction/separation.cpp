@@ -1,0 +1,134 @@
+// Phase S (lem:distinct-means, lem:separation): afterwards all tokens of all sequences are
+// pairwise distinct points.
+#include <algorithm>
+
+#include "seqi/construction/construction.hpp"
+#include "seqi/construction/hats.hpp"
+#include "seqi/construction/isolation.hpp"
+#include "seqi/numbers/point_set.hpp"
+
+namespace seqi {
+namespace {
+
+// Groups of token indices holding one point that lies in two or more sequences (H1: a
+// point occurs at most once per sequence, so a group of size >= 2 spans >= 2 sequences).
+std::vector<std::vector<std::size_t>> shared_points(const TokenState& c) {
+  std::vector<std::vector<std::size_t>> groups;
+  auto idx = lex_order(c.tokens);
+  for (std::size_t k = 0; k < idx.size();) {
+    std::size_t e = k + 1;
+    while (e < idx.size() && equal_points(c.tokens[idx[k]], c.tokens[idx[e]])) ++e;
+    if (e - k >= 2) groups.emplace_back(idx.begin() + static_cast<std::ptrdiff_t>(k),
+                                        idx.begin() + static_cast<std::ptrdiff_t>(e));
+    k = e;
+  }
+  return groups;
+}
+
+std::vector<Point> sequence_means(const TokenState& c) {
+  std::vector<Point> mu;
+  for (std::size_t j = 0; j < c.sequences(); ++j) {
+    Point s = Point::Zero(c.tokens.front().size());
+    for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i) s += c.tokens[i];
+    mu.push_back(s / Rational(static_cast<long>(c.size_of(j))));
+  }
+  return mu;
+}
+
+std::size_t count_distinct(const std::vector<Point>& pts) { return as_sorted_set(pts).size(); }
+
+// Two sequences that share a token and have equal exact means, if any.
+std::optional<std::pair<std::size_t, std::size_t>> equal_mean_sharing_pair(
+    const std::vector<std::vector<std::size_t>>& groups, const std::vector<std::size_t>& owner,
+    const std::vector<Point>& mu) {
+  for (const auto& g : groups) {
+    std::vector<Point> means;
+    for (std::size_t i : g) means.push_back(mu[owner[i]]);
+    if (auto pair = find_equal_pair(means)) return std::pair{owner[g[pair->first]], owner[g[pair->second]]};
+  }
+  return std::nullopt;
+}
+
+std::vector<Point> tokens_of(const TokenState& c, std::size_t j) {
+  return {c.tokens.begin() + static_cast<std::ptrdiff_t>(c.begin[j]),
+          c.tokens.begin() + static_cast<std::ptrdiff_t>(c.begin[j + 1])};
+}
+
+// A point of X_j not in X_k or of X_k not in X_j; exists since X_j != X_k as sets (H3).
+Point point_in_symmetric_difference(const TokenState& c, std::size_t j, std::size_t k) {
+  auto sj = as_sorted_set(tokens_of(c, j)), sk = as_sorted_set(tokens_of(c, k));
+  for (const auto& p : sj)
+    if (!set_contains(sk, p)) return p;
+  for (const auto& p : sk)
+    if (!set_contains(sj, p)) return p;
+  throw ConstructionError("sequences " + std::to_string(j + 1) + " and " + std::to_string(k + 1) +
+                          " have equal token sets (H3 violated)");
+}
+
+// One lift: a hat moving the point q by e in every sequence holding it (lem:distinct-means).
+void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) {
+  const int d = static_cast<int>(q.size());
+  const std::size_t k = out.record.separation.lifts + 1;
+  const auto T = Integer(c.tokens.size());
+  Point r;
+  Rational delta;
+  choose_generic("lift " + std::to_string(k) + " reading direction", 4 + T, [&](const Integer& range) {
+    r = rng.integer_vector(d, range);
+    auto gap = isolation_gap(r, c.tokens, q);
+    if (gap) delta = dyadic_floor_at_most_one(*gap);
+    return gap.has_value();
+  }, out.record.choices);
+
+  const auto points = as_sorted_set(c.tokens);
+  const auto mu = sequence_means(c);
+  const auto owner = c.owners();
+  const std::size_t distinct_before = count_distinct(mu);
+  Point e;
+  choose_generic("lift " + std::to_string(k) + " displacement", 4, [&](const Integer& range) {
+    e = rng.integer_vector(d, range);
+    if (e.isZero() || set_contains(points, Point(q + e))) return false;
+    auto moved = mu;
+    for (std::size_t i = 0; i < c.tokens.size(); ++i)
+      if (equal_points(c.tokens[i], q))
+        moved[owner[i]] += e / Rational(static_cast<long>(c.size_of(owner[i])));
+    return count_distinct(moved) > distinct_before;
+  }, out.record.choices);
+
+  for (auto& x : c.tokens)
+    if (equal_points(x, q)) x += e;
+  out.model.blocks.push_back({SelfAttention<Rational>::identity(), hat_layer(r, dot(r, q), delta, e),
+                              Phase::separation});
+  ++out.record.separation.lifts;
+}
+
+}  // namespace
+
+SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& out) {
+  if (shared_points(c).empty()) return SelfAttention<Rational>::identity();
+  for (;;) {
+    auto pair = equal_mean_sharing_pair(shared_points(c), c.owners(), sequence_means(c));
+    if (!pair) break;
+    lift_one_point(c, point_in_symmetric_difference(c, pair->first, pair->second), rng, out);
+  }
+  // Shift x -> x + v (f . mean_j): all tokens pairwise distinct afterwards (lem:separation).
+  const auto mu = sequence_means(c);
+  const auto owner = c.owners();
+  const int d = static_cast<int>(c.tokens.front().size());
+  std::vector<Point> shifted;
+  Point f, v;
+  choose_generic("shift (f, v)", 4, [&](const Integer& range) {
+    f = rng.integer_vector(d, range);
+    v = rng.integer_vector(d, range);
+    if (v.isZero()) return false;
+    shifted = c.tokens;
+    for (std::size_t i = 0; i < shifted.size(); ++i) shifted[i] += v * dot(f, mu[owner[i]]);
+    return !find_equal_pair(shifted).has_value();
+  }, out.record.choices);
+  c.tokens = std::move(shifted);
+  out.record.separation.shift_used = true;
+  SelfAttention<Rational> shift = SelfAttention<Rational>::identity();
+  shift.V = StructuredMatrix<Rational>::rank_one(v, f);
+  return shift;
+}
+
+}  // namespace seqi
