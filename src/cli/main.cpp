@@ -1,1 +1,3 @@
-int main() { return 0; }
+#include "seqi/cli/run.hpp"
+
+int main(int argc, char** argv) { return seqi::verify_main(argc, argv); }

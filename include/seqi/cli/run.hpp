@@ -1,0 +1,32 @@
+// The verify command: options, the run, and its exit code.
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace seqi {
+
+struct VerifyOptions {
+  std::string dataset_path;
+  std::string model_path;       // verify this model instead of building one
+  std::string save_model_path;  // write the built model here
+  std::string report_path;      // LaTeX certificate
+  bool pdf = false;
+  bool softmax = false;
+  std::optional<std::string> tau;  // exact rational text
+  unsigned precision_bits = 0;     // 0: chosen from the data
+  bool json = false;
+  bool brute = false;
+  std::uint64_t seed = 1;
+};
+
+enum ExitCode { kVerified = 0, kNotVerified = 1, kBadInput = 2 };
+
+// Runs a verification and prints the summary; returns the exit code.
+int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err);
+
+// Parses argv and dispatches (verify, import); returns the exit code.
+int verify_main(int argc, char** argv);
+
+}  // namespace seqi

@@ -1,0 +1,26 @@
+// The human-readable summary and the --json object of a verification run.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "seqi/certification/certificate.hpp"
+
+namespace seqi {
+
+struct RunInfo {
+  std::string dataset_path;
+  std::string dataset_name;
+  std::string model_path;  // empty: our construction
+  std::uint64_t seed = 0;
+  std::string arithmetic;  // e.g. "exact rationals (GMP)"
+};
+
+// Decimal rendering of an exact rational for display only (never used in a decision).
+std::string approx_decimal(const Rational& x, int digits = 6);
+
+std::string summary_text(const Certificate& cert, const RunInfo& run);
+nlohmann::json summary_json(const Certificate& cert, const RunInfo& run);
+
+}  // namespace seqi

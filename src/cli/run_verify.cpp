@@ -1,0 +1,59 @@
+#include <ostream>
+
+#include "seqi/certification/certificate.hpp"
+#include "seqi/cli/run.hpp"
+#include "seqi/io/dataset_json.hpp"
+#include "seqi/io/model_json.hpp"
+#include "seqi/report/summary.hpp"
+
+namespace seqi {
+namespace {
+
+Check hypotheses_check(const Dataset& data) {
+  std::string detail = "all pairs";
+  for (const auto& note : data.notes) detail += "; " + note;
+  return {"hypotheses H1-H5 on the dataset", "def:hypotheses", true, true, detail};
+}
+
+Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run) {
+  if (!opt.model_path.empty()) {
+    auto model = read_model_file(opt.model_path);
+    if (model.dimension != data.dimension)
+      throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
+                       " differs from the dataset's dimension " + std::to_string(data.dimension));
+    run.model_path = opt.model_path;
+    return certify_model_hardmax(data, model);
+  }
+  const auto built = build_interpolating_transformer(data, opt.seed);
+  if (!opt.save_model_path.empty()) write_model_file(built.model, opt.save_model_path);
+  return certify_construction_hardmax(data, built, opt.brute);
+}
+
+}  // namespace
+
+int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
+  try {
+    if (opt.softmax) {
+      err << "verify: --softmax is not available in this build yet\n";
+      return kBadInput;
+    }
+    const Dataset data = read_dataset_file(opt.dataset_path);
+    RunInfo run{opt.dataset_path, data.name, "", opt.seed, "exact rationals (GMP)"};
+    Certificate cert = certify(opt, data, run);
+    cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
+    cert.conclude();
+    if (opt.json)
+      out << summary_json(cert, run).dump(2) << "\n";
+    else
+      out << summary_text(cert, run);
+    return cert.verified ? kVerified : kNotVerified;
+  } catch (const InputError& e) {
+    err << "verify: bad input: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const ConstructionError& e) {
+    err << "verify: construction failed: " << e.what() << "\n";
+    return kNotVerified;
+  }
+}
+
+}  // namespace seqi

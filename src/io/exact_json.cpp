@@ -1,0 +1,99 @@
+#include "seqi/io/exact_json.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "seqi/io/dataset.hpp"
+
+namespace seqi {
+namespace {
+
+using json = nlohmann::json;
+
+// SAX handler building a DOM in which numbers become strings of their exact text.
+class ExactDomBuilder : public nlohmann::json_sax<json> {
+ public:
+  explicit ExactDomBuilder(std::string source) : source_(std::move(source)) {}
+  json result;
+  std::string error;
+
+  bool null() override { return put(nullptr); }
+  bool boolean(bool v) override { return put(v); }
+  bool number_integer(number_integer_t v) override { return put(std::to_string(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return put(std::to_string(v)); }
+  bool number_float(number_float_t, const string_t& s) override { return put(s); }
+  bool string(string_t& v) override { return put(v); }
+  bool binary(binary_t&) override { return put(nullptr); }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_array() override { return close(); }
+  bool key(string_t& k) override {
+    key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
+    error = "byte " + std::to_string(position) + ": " + ex.what();
+    return false;
+  }
+
+ private:
+  // Inserts v into the innermost open container (or as the root) and returns where it went.
+  json* insert(json v) {
+    if (stack_.empty()) {
+      result = std::move(v);
+      return &result;
+    }
+    json& top = *stack_.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    return &(top[key_] = std::move(v));
+  }
+  bool put(json v) {
+    insert(std::move(v));
+    return true;
+  }
+  bool open(json empty) {
+    stack_.push_back(insert(std::move(empty)));
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  std::string source_;
+  std::vector<json*> stack_;
+  std::string key_;
+};
+
+}  // namespace
+
+nlohmann::json parse_exact_json(std::string_view text, const std::string& source) {
+  ExactDomBuilder builder(source);
+  const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
+  if (!ok) throw InputError(source + ": malformed JSON at " + builder.error + "; fix the JSON syntax");
+  return std::move(builder.result);
+}
+
+std::string read_text_file(const std::string& path, std::uintmax_t max_bytes, const char* what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw InputError(path + ": no such " + std::string(what) + " file");
+  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, expected a " + what + " file");
+  const auto size = fs::file_size(path, ec);
+  if (!ec && size > max_bytes)
+    throw InputError(path + ": file is " + std::to_string(size) + " bytes, over the limit of " +
+                     std::to_string(max_bytes) + " bytes for a " + what + " file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open " + std::string(what) + " file for reading");
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+}  // namespace seqi

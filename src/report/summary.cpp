@@ -1,0 +1,101 @@
+#include "seqi/report/summary.hpp"
+
+#include <boost/multiprecision/mpfr.hpp>
+#include <sstream>
+
+namespace seqi {
+
+std::string approx_decimal(const Rational& x, int digits) {
+  using Display = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<40>>;
+  return Display(x).str(digits);
+}
+
+namespace {
+
+std::string phases_text(const Counts& c) {
+  std::string s;
+  for (const char* p : {"separation", "placement", "interpolation", "user"}) {
+    auto it = c.blocks_by_phase.find(p);
+    if (it == c.blocks_by_phase.end()) continue;
+    s += (s.empty() ? "" : ", ") + std::string(p) + " " + std::to_string(it->second);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string summary_text(const Certificate& cert, const RunInfo& run) {
+  const Counts& c = cert.counts;
+  std::ostringstream o;
+  o << "dataset:   " << run.dataset_path << " (\"" << run.dataset_name << "\")\n";
+  if (!run.model_path.empty()) o << "model:     " << run.model_path << "\n";
+  o << "setting:   " << cert.setting << " attention, " << run.arithmetic << "\n";
+  o << "data:      N = " << c.N << ", d = " << c.d << ", sum(m) = " << c.sum_m << "\n";
+  o << "result:    " << (cert.verified ? "VERIFIED" : "NOT VERIFIED") << "\n";
+  const std::size_t bound = cert.setting == "softmax" ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
+  o << "blocks:    " << c.blocks << " (" << phases_text(c) << ") against the theorem's "
+    << (cert.setting == "softmax" ? "2 sum(m) + 3N = " : "2 sum(m) + 2N + 1 = ") << bound << "\n";
+  o << "width:     " << c.width << " (at most 4)\n";
+  o << "params:    " << c.params << " structured, " << c.params_dense << " with dense A, V; bound (20d+22) sum(m) = "
+    << c.params_bound << "\n";
+  o << "||theta||^2 = " << approx_decimal(c.param_norm_sq, 8) << " (exact value in --json)\n";
+  if (cert.record) o << "seed:      " << run.seed << "\n";
+  o << "checks:\n";
+  for (const auto& ch : cert.checks)
+    o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
+      << "): " << ch.detail << "\n";
+  if (cert.record) {
+    o << "generic choices (seeded, each checked exactly):\n";
+    for (const auto& g : cert.record->choices)
+      o << "  " << g.what << ": " << g.attempts << " draw" << (g.attempts > 1 ? "s" : "") << ", last from [-"
+        << g.final_range.str() << ", " << g.final_range.str() << "]\n";
+  }
+  return o.str();
+}
+
+nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
+  const Counts& c = cert.counts;
+  nlohmann::json j;
+  j["verified"] = cert.verified;
+  j["setting"] = cert.setting;
+  j["dataset"] = run.dataset_path;
+  j["name"] = run.dataset_name;
+  if (!run.model_path.empty()) j["model"] = run.model_path;
+  j["arithmetic"] = run.arithmetic;
+  j["N"] = c.N;
+  j["d"] = c.d;
+  j["sum_m"] = c.sum_m;
+  j["blocks"] = c.blocks;
+  j["blocks_bound"] = cert.setting == "softmax" ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
+  j["blocks_bound_hardmax"] = c.blocks_bound_hardmax;
+  j["blocks_bound_softmax"] = c.blocks_bound_softmax;
+  j["blocks_by_phase"] = c.blocks_by_phase;
+  j["width"] = c.width;
+  j["params"] = c.params;
+  j["params_dense"] = c.params_dense;
+  j["params_bound"] = c.params_bound;
+  j["params_bound_formula"] = "(20d+22)*sum_m";
+  j["param_norm_sq"] = to_string(c.param_norm_sq);
+  j["seed"] = cert.record ? nlohmann::json(run.seed) : nlohmann::json(nullptr);
+  j["max_coordinate_bits"] = cert.max_bits_by_phase;
+  auto& checks = j["checks"] = nlohmann::json::array();
+  for (const auto& ch : cert.checks)
+    checks.push_back({{"name", ch.name}, {"lemma", ch.lemma}, {"passed", ch.passed}, {"required", ch.required},
+                      {"detail", ch.detail}});
+  auto& seqs = j["sequences"] = nlohmann::json::array();
+  for (const auto& s : cert.sequences)
+    seqs.push_back({{"n", s.n}, {"m", s.m}, {"matches", s.matches}, {"detail", s.detail}});
+  if (cert.record) {
+    auto& ch = j["generic_choices"] = nlohmann::json::array();
+    for (const auto& g : cert.record->choices)
+      ch.push_back({{"what", g.what}, {"attempts", g.attempts}, {"range", g.final_range.str()}});
+    j["lifts"] = cert.record->separation.lifts;
+  }
+  j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
+                       {"ff_dense_layers", cert.stats.ff_dense_layers},
+                       {"ff_tokens_evaluated", cert.stats.ff_tokens_evaluated},
+                       {"attention_layers_skipped", cert.stats.attention_layers_skipped}};
+  return j;
+}
+
+}  // namespace seqi
