@@ -27,6 +27,12 @@ BOOST_AUTO_TEST_CASE(rejects_non_rationals_with_reason) {
   BOOST_TEST(!seqi::parse_rational("nan", &why));
   BOOST_TEST(!seqi::parse_rational("1e999999999", &why));
   BOOST_TEST(!seqi::parse_rational("--1", &why));
+  BOOST_TEST(!seqi::parse_rational("one", &why));
+  BOOST_TEST(why == "not a decimal or p/q rational");
+  BOOST_TEST(!seqi::parse_rational("1e1001", &why));
+  BOOST_TEST(why.find("exponent too large") == 0);
+  BOOST_TEST(*seqi::parse_rational("1e-40") == Rational(1) / Rational(seqi::Integer("10000000000000000000000000000000000000000")));
+  BOOST_TEST(*seqi::parse_rational("1e40") == Rational(seqi::Integer("10000000000000000000000000000000000000000")));
 }
 
 BOOST_AUTO_TEST_CASE(dyadic_floor_is_largest_power_of_two_below) {

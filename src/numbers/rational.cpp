@@ -1,10 +1,15 @@
 #include "seqi/numbers/rational.hpp"
 
+#include <boost/multiprecision/mpfr.hpp>
+
 #include <algorithm>
 #include <cctype>
 
 namespace seqi {
 namespace {
+
+// Bounds the size of a number read from text (10^1000 is about 3300 bits).
+constexpr long long kMaxDecimalExponent = 1000;
 
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;
@@ -31,19 +36,20 @@ std::optional<Rational> parse_decimal(std::string_view s, std::string* why) {
     s.remove_prefix(1);
   }
   std::string_view mantissa = s, exponent;
-  if (auto e = s.find_first_of("eE"); e != std::string_view::npos) {
+  const auto e = s.find_first_of("eE");
+  if (e != std::string_view::npos) {
     mantissa = s.substr(0, e);
     exponent = s.substr(e + 1);
-    if (exponent.empty()) return set_why(why, "empty exponent"), std::nullopt;
   }
   std::string_view int_part = mantissa, frac_part;
   if (auto dot_at = mantissa.find('.'); dot_at != std::string_view::npos) {
     int_part = mantissa.substr(0, dot_at);
     frac_part = mantissa.substr(dot_at + 1);
   }
-  if (int_part.empty() && frac_part.empty()) return set_why(why, "no digits"), std::nullopt;
-  if ((!int_part.empty() && !all_digits(int_part)) || (!frac_part.empty() && !all_digits(frac_part)))
+  if ((int_part.empty() && frac_part.empty()) || (!int_part.empty() && !all_digits(int_part)) ||
+      (!frac_part.empty() && !all_digits(frac_part)))
     return set_why(why, "not a decimal or p/q rational"), std::nullopt;
+  if (e != std::string_view::npos && exponent.empty()) return set_why(why, "empty exponent"), std::nullopt;
   long long exp10 = 0;
   if (!exponent.empty()) {
     bool exp_negative = false;
@@ -52,7 +58,8 @@ std::optional<Rational> parse_decimal(std::string_view s, std::string* why) {
       exponent.remove_prefix(1);
     }
     if (!all_digits(exponent)) return set_why(why, "malformed exponent"), std::nullopt;
-    if (exponent.size() > 6) return set_why(why, "exponent too large (|e| > 99999)"), std::nullopt;
+    if (exponent.size() > 5 || std::stoll(std::string(exponent)) > kMaxDecimalExponent)
+      return set_why(why, "exponent too large (|e| > 1000); write the number as p/q"), std::nullopt;
     exp10 = std::stoll(std::string(exponent));
     if (exp_negative) exp10 = -exp10;
   }
@@ -83,6 +90,11 @@ std::optional<Rational> parse_rational(std::string_view text, std::string* why) 
 }
 
 std::string to_string(const Rational& x) { return x.str(); }
+
+std::string approx_decimal(const Rational& x, int digits) {
+  using Display = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<40>>;
+  return Display(x).str(digits);
+}
 
 std::size_t bit_size(const Rational& x) {
   Integer n = boost::multiprecision::numerator(x), q = boost::multiprecision::denominator(x);

@@ -1,0 +1,28 @@
+// Exact reader for dataset files in JSON:
+//   {"name": "...", "dimension": d,
+//    "pairs": [{"input": [[c, ...], ...], "output": [[c, ...], ...]}, ...]}
+// A coordinate c is a JSON string holding an exact rational ("-3/7", "2", "0.125", "1e-3")
+// or a JSON number, read exactly from its decimal text (never through a binary float).
+// "name" is optional (default: the file stem); other unknown keys are ignored.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "seqi/io/dataset.hpp"
+
+namespace seqi {
+
+// Files larger than this are refused before reading.
+inline constexpr std::uintmax_t kMaxDatasetFileBytes = std::uintmax_t{512} << 20;  // 512 MiB
+
+// Reads a dataset file. Throws InputError with a message naming the file, and where relevant
+// the pair (1-based), "input"/"output", token (1-based) and coordinate (1-based), what is
+// wrong, and what to do. The returned dataset satisfies check_hypotheses.
+Dataset read_dataset_file(const std::string& path);
+
+// Same from text already in memory; `source` names it in messages (and its stem is the
+// default name).
+Dataset parse_dataset_json(std::string_view text, const std::string& source);
+
+}  // namespace seqi

@@ -1,0 +1,430 @@
+#include "seqi/io/dataset_json.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "seqi/io/hypotheses.hpp"
+
+namespace seqi {
+namespace {
+
+using json = nlohmann::json;
+
+// A JSON scalar as delivered by the SAX parser. `text` is the exact source text of a
+// number (or the decoded string), so no value ever passes through a double.
+struct Scalar {
+  enum Kind { Null, Boolean, Integer, Unsigned, Float, String } kind;
+  std::string text;  // String: the string; numbers: decimal text; Boolean: "true"/"false"
+};
+
+const char* describe(Scalar::Kind kind) {
+  switch (kind) {
+    case Scalar::Null: return "null";
+    case Scalar::Boolean: return "a boolean";
+    case Scalar::Integer:
+    case Scalar::Unsigned:
+    case Scalar::Float: return "a number";
+    case Scalar::String: return "a string";
+  }
+  return "a value";
+}
+
+const char* describe_container(bool object) { return object ? "an object" : "an array"; }
+
+// A value quoted for a message, shortened when long (a hostile file can hold huge strings).
+std::string quote(const std::string& s) {
+  constexpr std::size_t kMax = 60;
+  return "\"" + (s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "\"";
+}
+
+// Line and column (1-based) of the byte before `position` characters were read.
+std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t position) {
+  std::size_t end = std::min(position == 0 ? 0 : position - 1, text.size());
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t k = 0; k < end; ++k)
+    if (text[k] == '\n') ++line, line_start = k + 1;
+  return {line, end - line_start + 1};
+}
+
+// Builds the Dataset while nlohmann's parser walks the text. The expected layout is fixed,
+// so a flat state machine suffices: each state says where in the layout we are.
+class DatasetReader final : public nlohmann::json_sax<json> {
+ public:
+  DatasetReader(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  Dataset finish() {
+    if (!seen_dimension_ || !seen_pairs_)
+      fail("missing key \"" + std::string(!seen_dimension_ ? "dimension" : "pairs") +
+           "\" at the top level" + unknown_hint(unknown_root_keys_) + ". " +
+           "A dataset looks like {\"name\": \"...\", \"dimension\": 2, \"pairs\": "
+           "[{\"input\": [[0, 1], [2, 3]], \"output\": [[1, 1]]}]}.");
+    if (data_.name.empty()) data_.name = std::filesystem::path(source_).stem().string();
+    return std::move(data_);
+  }
+
+  // --- SAX events -------------------------------------------------------------------------
+  bool null() override { return scalar({Scalar::Null, "null"}); }
+  bool boolean(bool v) override { return scalar({Scalar::Boolean, v ? "true" : "false"}); }
+  bool number_integer(number_integer_t v) override {
+    return scalar({Scalar::Integer, std::to_string(v)});
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    return scalar({Scalar::Unsigned, std::to_string(v)});
+  }
+  // Floats and integers beyond 64 bits: only the text `s` is used, never the double.
+  bool number_float(number_float_t, const string_t& s) override {
+    return scalar({Scalar::Float, s});
+  }
+  bool string(string_t& s) override { return scalar({Scalar::String, std::move(s)}); }
+  bool binary(binary_t&) override { return scalar({Scalar::Null, "binary"}); }  // not in JSON text
+  bool start_object(std::size_t) override { return start(true); }
+  bool start_array(std::size_t) override { return start(false); }
+  bool end_object() override { return end(); }
+  bool end_array() override { return end(); }
+  bool key(string_t& k) override { return on_key(k); }
+
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& ex) override {
+    auto [line, column] = line_column(text_, position);
+    std::string where = "byte " + std::to_string(position) + " (line " + std::to_string(line) +
+                        ", column " + std::to_string(column) + ")";
+    if (ex.id == 406)  // number overflow: the text is too large for nlohmann's double check
+      fail("malformed JSON at " + where + ": the number " + quote(last_token) +
+           " is too large to be a JSON number here. Write it as a string, e.g. \"" +
+           last_token.substr(0, 40) + "\" (very large exponents are refused).");
+    // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C:
+    // <what>"; keep <what>, the position is given above.
+    std::string what = ex.what();
+    if (auto k = what.find("] "); what.rfind("[json.exception", 0) == 0 && k != std::string::npos)
+      what = what.substr(k + 2);
+    if (auto k = what.find(": "); what.rfind("parse error", 0) == 0 && k != std::string::npos)
+      what = what.substr(k + 2);
+    fail("malformed JSON at " + where + ": " + what +
+         ". Fix the JSON syntax there (look for a missing comma, quote or bracket, or a "
+         "trailing comma).");
+  }
+
+ private:
+  enum class State {
+    Start,      // expecting the top-level object
+    Root,       // inside the top-level object, expecting a key or its end
+    RootValue,  // after a top-level key, expecting its value
+    Pairs,      // inside "pairs", expecting a pair object or the end
+    Pair,       // inside a pair object, expecting a key or its end
+    PairValue,  // after a pair key, expecting its value
+    Sequence,   // inside "input"/"output", expecting a token array or the end
+    Token,      // inside a token, expecting a coordinate or the end
+    SkipValue,  // after an unknown key: its value is ignored
+    Skipping,   // inside an ignored object/array
+    Done,       // after the top-level object
+  };
+
+  [[noreturn]] void fail(const std::string& message) const {
+    throw InputError(source_ + ": " + message);
+  }
+
+  std::string pair_name() const { return "pair " + std::to_string(data_.pairs.size()); }
+  std::string token_name() const {
+    return detail::token_place(data_.pairs.size() - 1, in_output_, sequence_->size());
+  }
+  std::string coordinate_name() const {
+    return token_name() + ", coordinate " + std::to_string(coordinate_count_);
+  }
+
+  static std::string unknown_hint(const std::vector<std::string>& unknown) {
+    if (unknown.empty()) return "";
+    std::string s = " (found unknown key";
+    s += unknown.size() > 1 ? "s " : " ";
+    for (std::size_t k = 0; k < unknown.size() && k < 5; ++k) s += (k ? ", " : "") + quote(unknown[k]);
+    return s + "; misspelled?)";
+  }
+
+  void skip(State back) {
+    skip_return_ = back;
+    state_ = State::SkipValue;
+  }
+
+  bool on_key(const std::string& k) {
+    if (state_ == State::Skipping) return true;
+    if (state_ == State::Root) {
+      bool* seen = k == "name" ? &seen_name_
+                   : k == "dimension" ? &seen_dimension_
+                   : k == "pairs" ? &seen_pairs_
+                   : nullptr;
+      if (!seen) {
+        if (unknown_root_keys_.size() < 5) unknown_root_keys_.push_back(k);
+        skip(State::Root);
+        return true;
+      }
+      if (*seen) fail("key " + quote(k) + " appears twice at the top level. Keep only one.");
+      *seen = true;
+      key_ = k;
+      state_ = State::RootValue;
+      return true;
+    }
+    // State::Pair (the parser only delivers keys inside objects).
+    bool* seen = k == "input" ? &seen_input_ : k == "output" ? &seen_output_ : nullptr;
+    if (!seen) {
+      if (unknown_pair_keys_.size() < 5) unknown_pair_keys_.push_back(k);
+      skip(State::Pair);
+      return true;
+    }
+    if (*seen) fail(pair_name() + ": key " + quote(k) + " appears twice. Keep only one.");
+    *seen = true;
+    in_output_ = k == "output";
+    state_ = State::PairValue;
+    return true;
+  }
+
+  bool start(bool object) {
+    switch (state_) {
+      case State::Start:
+        if (!object)
+          fail("the top level must be an object {\"dimension\": ..., \"pairs\": [...]}, got an array.");
+        state_ = State::Root;
+        return true;
+      case State::RootValue:
+        if (key_ != "pairs" || object) root_type_error(describe_container(object));
+        state_ = State::Pairs;
+        return true;
+      case State::Pairs:
+        if (!object)
+          fail("pair " + std::to_string(data_.pairs.size() + 1) +
+               " must be an object {\"input\": [...], \"output\": [...]}, got an array.");
+        data_.pairs.emplace_back();
+        seen_input_ = seen_output_ = false;
+        unknown_pair_keys_.clear();
+        state_ = State::Pair;
+        return true;
+      case State::PairValue:
+        if (object) sequence_type_error(describe_container(object));
+        sequence_ = in_output_ ? &data_.pairs.back().output : &data_.pairs.back().input;
+        state_ = State::Sequence;
+        return true;
+      case State::Sequence:
+        if (object)
+          fail(token_name() + " must be an array of coordinates such as [0, \"1/2\"], got an object.");
+        coordinates_.clear();
+        coordinate_count_ = 0;
+        state_ = State::Token;
+        return true;
+      case State::Token:
+        ++coordinate_count_;
+        fail(coordinate_name() + " is " + describe_container(object) +
+             "; a coordinate must be a number or a string holding a rational such as \"-3/7\". "
+             "A token is a flat array of \"dimension\" coordinates.");
+      case State::SkipValue:
+        skip_depth_ = 1;
+        state_ = State::Skipping;
+        return true;
+      case State::Skipping:
+        ++skip_depth_;
+        return true;
+      default:
+        fail("internal reader error: unexpected start of " + std::string(describe_container(object)));
+    }
+  }
+
+  bool end() {
+    switch (state_) {
+      case State::Root:
+        state_ = State::Done;
+        return true;
+      case State::Pairs:
+        state_ = State::Root;
+        return true;
+      case State::Pair:
+        if (!seen_input_ || !seen_output_)
+          fail(pair_name() + ": missing key \"" + (seen_input_ ? "output" : "input") + "\"" +
+               unknown_hint(unknown_pair_keys_) +
+               ". Each pair is {\"input\": [[...], ...], \"output\": [[...], ...]}.");
+        state_ = State::Pairs;
+        return true;
+      case State::Sequence:
+        state_ = State::Pair;
+        return true;
+      case State::Token: {
+        if (data_.dimension >= 2)  // known already: check now, before storing anything more
+          detail::check_token_size(coordinate_count_, data_.dimension, data_.pairs.size() - 1,
+                                   in_output_, sequence_->size(), source_);
+        Point p(static_cast<Eigen::Index>(coordinates_.size()));
+        for (std::size_t k = 0; k < coordinates_.size(); ++k)
+          p[static_cast<Eigen::Index>(k)] = std::move(coordinates_[k]);
+        sequence_->push_back(std::move(p));
+        state_ = State::Sequence;
+        return true;
+      }
+      case State::Skipping:
+        if (--skip_depth_ == 0) state_ = skip_return_;
+        return true;
+      default:
+        fail("internal reader error: unexpected end of a container");
+    }
+  }
+
+  bool scalar(const Scalar& v) {
+    switch (state_) {
+      case State::Start:
+        fail(std::string("the top level must be an object {\"dimension\": ..., \"pairs\": [...]}, got ") +
+             describe(v.kind) + ".");
+      case State::RootValue:
+        root_value(v);
+        state_ = State::Root;
+        return true;
+      case State::Pairs:
+        fail("pair " + std::to_string(data_.pairs.size() + 1) +
+             " must be an object {\"input\": [...], \"output\": [...]}, got " + describe(v.kind) + ".");
+      case State::PairValue:
+        sequence_type_error(describe(v.kind));
+      case State::Sequence:
+        fail(token_name() + " must be an array of coordinates, got " + describe(v.kind) +
+             ". A sequence is a list of tokens, e.g. [[0, 1], [2, 3]].");
+      case State::Token:
+        coordinate(v);
+        return true;
+      case State::SkipValue:
+        state_ = skip_return_;
+        return true;
+      case State::Skipping:
+        return true;
+      default:
+        fail("internal reader error: unexpected value");
+    }
+  }
+
+  void root_value(const Scalar& v) {
+    if (key_ == "name") {
+      if (v.kind != Scalar::String)
+        root_type_error(describe(v.kind));
+      data_.name = v.text;
+    } else if (key_ == "dimension") {
+      if (v.kind != Scalar::Integer && v.kind != Scalar::Unsigned) root_type_error(describe(v.kind));
+      if (v.kind == Scalar::Unsigned && std::stoull(v.text) > static_cast<unsigned long long>(INT_MAX))
+        fail("\"dimension\" " + v.text + " is too large.");
+      long long d = std::stoll(v.text);
+      detail::check_dimension_value(d, source_);
+      if (d > INT_MAX) fail("\"dimension\" " + v.text + " is too large.");
+      data_.dimension = static_cast<int>(d);
+      // Tokens read before "dimension" are checked by check_hypotheses afterwards.
+    } else {
+      root_type_error(describe(v.kind));
+    }
+  }
+
+  [[noreturn]] void root_type_error(const char* got) const {
+    if (key_ == "name") fail(std::string("\"name\" must be a string, got ") + got + ".");
+    if (key_ == "dimension")
+      fail(std::string("\"dimension\" must be an integer such as 2, got ") + got +
+           " (write it as a plain JSON integer, without quotes or a decimal point).");
+    fail(std::string("\"pairs\" must be an array of {\"input\": [...], \"output\": [...]} objects, got ") +
+         got + ".");
+  }
+
+  [[noreturn]] void sequence_type_error(const char* got) const {
+    fail(pair_name() + ": \"" + (in_output_ ? "output" : "input") +
+         "\" must be an array of tokens such as [[0, 1], [2, 3]], got " + got + ".");
+  }
+
+  void coordinate(const Scalar& v) {
+    ++coordinate_count_;
+    if (v.kind == Scalar::Null || v.kind == Scalar::Boolean)
+      fail(coordinate_name() + " is " + (v.kind == Scalar::Null ? "null" : "a boolean (" + v.text + ")") +
+           "; a coordinate must be a number or a string holding a rational such as \"-3/7\". "
+           "Replace it with the intended value.");
+    std::string why;
+    auto value = parse_rational(v.text, &why);
+    if (!value) {
+      std::string what = v.kind == Scalar::String ? "the string " + quote(v.text)
+                                                  : "the number " + quote(v.text);
+      if (why == "zero denominator")
+        fail(coordinate_name() + ": " + what +
+             " has a zero denominator. Write a rational p/q with q != 0.");
+      // The parser's reason helps for near-numbers ("1e", "1.2.3"), not for words ("one").
+      const bool numeric_looking = std::any_of(v.text.begin(), v.text.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      });
+      fail(coordinate_name() + ": " + what + " is not an exact rational" +
+           (numeric_looking && !why.empty() ? " (" + why + ")" : std::string()) + ". Write an integer, a fraction p/q, or a decimal such as \"0.125\" or \"1e-3\".");
+    }
+    // Once the dimension is known, do not store coordinates beyond it (a hostile token
+    // could be enormous); the count still goes into the dimension message.
+    if (data_.dimension < 2 || coordinates_.size() < static_cast<std::size_t>(data_.dimension))
+      coordinates_.push_back(std::move(*value));
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  Dataset data_;
+  State state_ = State::Start;
+  State skip_return_ = State::Root;
+  std::size_t skip_depth_ = 0;
+  std::string key_;
+  bool seen_name_ = false, seen_dimension_ = false, seen_pairs_ = false;
+  bool seen_input_ = false, seen_output_ = false;
+  std::vector<std::string> unknown_root_keys_, unknown_pair_keys_;
+  bool in_output_ = false;
+  seqi::Sequence* sequence_ = nullptr;
+  std::vector<Rational> coordinates_;
+  std::size_t coordinate_count_ = 0;
+};
+
+[[noreturn]] void file_error(const std::string& path, const std::string& message) {
+  throw InputError(path + ": " + message);
+}
+
+}  // namespace
+
+Dataset parse_dataset_json(std::string_view text, const std::string& source) {
+  DatasetReader reader(text, source);
+  // strict = true: trailing content after the top-level value is a syntax error.
+  json::sax_parse(text.data(), text.data() + text.size(), &reader, json::input_format_t::json, true);
+  Dataset data = reader.finish();
+  check_hypotheses(data, source);
+  return data;
+}
+
+Dataset read_dataset_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found)
+    file_error(path, "the dataset file does not exist. Check the path (datasets are .json files).");
+  if (ec) file_error(path, "cannot access the dataset file (" + ec.message() + ").");
+  if (fs::is_directory(status))
+    file_error(path, "is a directory, not a dataset file. Give the path of a .json dataset file.");
+  if (fs::is_regular_file(status)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxDatasetFileBytes)
+      file_error(path, "the file is " + std::to_string(size) + " bytes, larger than the limit of " +
+                           std::to_string(kMaxDatasetFileBytes) +
+                           " bytes (512 MiB). Split the dataset or reduce it.");
+  }
+
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file)
+    file_error(path, std::string("cannot open the dataset file (") + std::strerror(errno) +
+                         "). Check that it exists and is readable.");
+  // Read in chunks with the size limit enforced while reading (pipes have no size).
+  std::string text;
+  std::vector<char> chunk(std::size_t{1} << 20);
+  while (true) {
+    const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
+    text.append(chunk.data(), got);
+    if (text.size() > kMaxDatasetFileBytes)
+      file_error(path, "the file is larger than the limit of " + std::to_string(kMaxDatasetFileBytes) +
+                           " bytes (512 MiB). Split the dataset or reduce it.");
+    if (got < chunk.size()) break;
+  }
+  if (std::ferror(file.get()))
+    file_error(path, std::string("error while reading the dataset file (") + std::strerror(errno) + ").");
+  return parse_dataset_json(text, path);
+}
+
+}  // namespace seqi
