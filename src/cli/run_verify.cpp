@@ -15,6 +15,22 @@ Check hypotheses_check(const Dataset& data) {
   return {"hypotheses H1-H5 on the dataset", "def:hypotheses", true, true, detail};
 }
 
+SoftmaxOptions softmax_options(const VerifyOptions& opt) {
+  SoftmaxOptions so;
+  so.brute = opt.brute;
+  so.precision_bits = opt.precision_bits;
+  if (opt.tau) {
+    std::string why;
+    auto tau = parse_rational(*opt.tau, &why);
+    if (!tau) throw InputError("--tau " + *opt.tau + ": not an exact rational (" + why + "); write e.g. 1/1000");
+    if (*tau <= 0) throw InputError("--tau " + *opt.tau + ": the temperature must be positive");
+    so.tau = *tau;
+  }
+  if (opt.precision_bits && (opt.precision_bits < 16 || opt.precision_bits > 100000))
+    throw InputError("--precision " + std::to_string(opt.precision_bits) + ": choose between 16 and 100000 bits");
+  return so;
+}
+
 Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run) {
   if (!opt.model_path.empty()) {
     auto model = read_model_file(opt.model_path);
@@ -22,10 +38,13 @@ Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run)
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
                        " differs from the dataset's dimension " + std::to_string(data.dimension));
     run.model_path = opt.model_path;
-    return certify_model_hardmax(data, model);
+    if (!opt.softmax) return certify_model_hardmax(data, model);
+    if (!opt.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
+    return certify_model_softmax(data, model, softmax_options(opt));
   }
   const auto built = build_interpolating_transformer(data, opt.seed);
   if (!opt.save_model_path.empty()) write_model_file(built.model, opt.save_model_path);
+  if (opt.softmax) return certify_construction_softmax(data, built, softmax_options(opt));
   return certify_construction_hardmax(data, built, opt.brute);
 }
 
@@ -33,12 +52,9 @@ Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run)
 
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
   try {
-    if (opt.softmax) {
-      err << "verify: --softmax is not available in this build yet\n";
-      return kBadInput;
-    }
     const Dataset data = read_dataset_file(opt.dataset_path);
-    RunInfo run{opt.dataset_path, data.name, "", opt.seed, "exact rationals (GMP)"};
+    RunInfo run{opt.dataset_path, data.name, "", opt.seed,
+                opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
     Certificate cert = certify(opt, data, run);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();

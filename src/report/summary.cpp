@@ -1,14 +1,8 @@
 #include "seqi/report/summary.hpp"
 
-#include <boost/multiprecision/mpfr.hpp>
 #include <sstream>
 
 namespace seqi {
-
-std::string approx_decimal(const Rational& x, int digits) {
-  using Display = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<40>>;
-  return Display(x).str(digits);
-}
 
 namespace {
 
@@ -40,6 +34,26 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
     << c.params_bound << "\n";
   o << "||theta||^2 = " << approx_decimal(c.param_norm_sq, 8) << " (exact value in --json)\n";
   if (cert.record) o << "seed:      " << run.seed << "\n";
+  if (cert.softmax) {
+    const SoftmaxFacts& f = *cert.softmax;
+    if (cert.record) {
+      o << "tau*:      tau* >= min_j G_j / ln((n_j - 1) D_j / df) (lem:tau-star): ";
+      if (f.tau_unbounded)
+        o << "no sequence constrains tau; every tau > 0\n";
+      else
+        o << to_string(f.tau_star_lower) << " (~" << approx_decimal(f.tau_star_lower) << "), binding sequence "
+          << f.binding_sequence + 1 << "; valid for every 0 < tau <= that bound\n";
+    }
+    o << "tau:       checked at " << to_string(f.tau_checked) << " (~" << approx_decimal(f.tau_checked) << "), "
+      << f.precision << "-bit intervals\n";
+    o << "enclosure: max radius " << approx_decimal(f.max_enclosure_radius) << " against flat half-width "
+      << approx_decimal(f.flat_halfwidth) << (f.sequences_refined ? " (" + std::to_string(f.sequences_refined) +
+                                                                         " sequences with per-token weights)" : "")
+      << "\n";
+    o << "doubles:   the same transformer in plain double arithmetic at this tau (not a certificate): max distance "
+      << "to targets " << f.double_max_distance << ", " << f.double_wrong_leader
+      << " tokens attend to the wrong leader, " << f.double_nonfinite << " non-finite outputs\n";
+  }
   o << "checks:\n";
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
@@ -90,6 +104,23 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     for (const auto& g : cert.record->choices)
       ch.push_back({{"what", g.what}, {"attempts", g.attempts}, {"range", g.final_range.str()}});
     j["lifts"] = cert.record->separation.lifts;
+  }
+  if (cert.softmax) {
+    const SoftmaxFacts& f = *cert.softmax;
+    j["tau_star_lower"] = f.tau_unbounded || !cert.record ? nlohmann::json(nullptr) : nlohmann::json(to_string(f.tau_star_lower));
+    j["tau_star_unbounded"] = f.tau_unbounded;
+    j["tau_star_formula"] = "min_j G_j / ln((n_j - 1) D_j / df)";
+    j["tau_binding_sequence"] = f.binding_sequence + 1;
+    auto& per = j["tau_per_sequence"] = nlohmann::json::array();
+    for (const auto& t : f.tau_per_sequence) per.push_back(t ? nlohmann::json(to_string(*t)) : nlohmann::json(nullptr));
+    j["tau_checked"] = to_string(f.tau_checked);
+    j["max_enclosure_radius"] = to_string(f.max_enclosure_radius);
+    j["flat_halfwidth"] = to_string(f.flat_halfwidth);
+    j["precision_bits"] = f.precision;
+    j["sequences_refined"] = f.sequences_refined;
+    j["double_cross_check"] = {{"max_distance", f.double_max_distance},
+                               {"wrong_leader_tokens", f.double_wrong_leader},
+                               {"nonfinite_outputs", f.double_nonfinite}};
   }
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},

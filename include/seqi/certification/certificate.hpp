@@ -27,7 +27,24 @@ struct SequenceOutcome {
   std::string detail;     // first discrepancy when !matches
 };
 
-struct SoftmaxFacts;  // softmax-only results (certification/softmax.hpp)
+// What the softmax certificate established (Thm 1.8; lem:tau-star, lem:softmax-enclosure).
+struct SoftmaxFacts {
+  bool tau_unbounded = false;   // every tau > 0 works: (n_j - 1) D_j <= df for all j
+  Rational tau_star_lower;      // certified 0 < tau_star_lower <= tau* (when bounded)
+  std::size_t binding_sequence = 0;                  // j attaining the minimum (0-based)
+  std::vector<std::optional<Rational>> tau_per_sequence;  // nullopt: no constraint from j
+  Rational tau_checked;         // the temperature at which the enclosures were computed
+  // Our construction: max over tokens of the distance from the collapse enclosure to the
+  // hardmax value z of its leader (must be <= df). A user's model: max enclosure half-width.
+  Rational max_enclosure_radius;
+  Rational flat_halfwidth;      // df
+  unsigned precision = 0;       // MPFR bits of the interval arithmetic
+  std::size_t sequences_refined = 0;  // sequences whose enclosure needed per-token softmax weights
+  // The same transformer in plain doubles at tau_checked (reported, never decides).
+  double double_max_distance = 0;     // max distance of an output token to the nearest target
+  std::size_t double_wrong_leader = 0;  // tokens whose largest double weight is not the certified leader
+  std::size_t double_nonfinite = 0;   // tokens whose double output is NaN or infinite
+};
 
 struct Certificate {
   std::string setting;  // "hardmax" or "softmax"
@@ -39,6 +56,7 @@ struct Certificate {
   std::map<std::string, std::size_t> max_bits_by_phase;  // max coordinate bits after each phase
   std::optional<ConstructionRecord> record;              // absent for a user's model
   std::optional<LemmaPResult> lemma_p;
+  std::optional<SoftmaxFacts> softmax;
 
   void add(Check c) { checks.push_back(std::move(c)); }
   // verified = every required check passed.
@@ -54,6 +72,20 @@ std::size_t max_coordinate_bits(const TokenState& s);
 // Exact hardmax certification of our construction (Thm 1.6). `brute` recomputes every
 // attention score for Lemma P instead of using the O(n d) bounds.
 Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute);
+
+struct SoftmaxOptions {
+  std::optional<Rational> tau;  // default: tau_star_lower / 2 (1 when tau* is unbounded)
+  unsigned precision_bits = 0;  // 0: chosen from the data
+  bool brute = false;           // per-token softmax enclosures and brute Lemma P
+};
+
+// Softmax certification of our construction (Thm 1.8): certified tau* lower bound, then
+// enclosures at tau carried exactly through the flat hats.
+Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt);
+
+// Softmax verification of any model at a given tau (opt.tau required): certifies what the
+// carried-direction enclosures can certify, and says where they cannot.
+Certificate certify_model_softmax(const Dataset& data, const Transformer<Rational>& model, const SoftmaxOptions& opt);
 
 // Exact hardmax verification of any model (e.g. a user's): T(X_j) = Y_j for every j.
 Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rational>& model);

@@ -4,9 +4,9 @@
 // whose reading falls inside, found in a sorted index of readings.
 #pragma once
 #include <cstddef>
-#include <map>
 #include <vector>
 
+#include "seqi/certification/reading_index.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
 
@@ -36,15 +36,9 @@ class ExactForward {
   const ForwardStats& stats() const { return stats_; }
 
  private:
-  void rebuild_index(const Point& r);
-
   TokenState state_;
   ForwardStats stats_;
-  // Sorted readings r.x of all tokens for the direction index_r_ (valid when index_valid_).
-  bool index_valid_ = false;
-  Point index_r_;
-  std::vector<Rational> reading_;
-  std::multimap<Rational, std::size_t> sorted_;
+  ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction
 };
 
 }  // namespace seqi

@@ -32,6 +32,9 @@ std::optional<Rational> parse_rational(std::string_view text, std::string* why =
 // "p/q" in lowest terms, or "p" when q = 1.
 std::string to_string(const Rational& x);
 
+// Decimal rendering for display only (never used in a decision).
+std::string approx_decimal(const Rational& x, int digits = 6);
+
 // Bits of numerator plus bits of denominator (a measure of storage cost).
 std::size_t bit_size(const Rational& x);
 

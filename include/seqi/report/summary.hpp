@@ -17,9 +17,6 @@ struct RunInfo {
   std::string arithmetic;  // e.g. "exact rationals (GMP)"
 };
 
-// Decimal rendering of an exact rational for display only (never used in a decision).
-std::string approx_decimal(const Rational& x, int digits = 6);
-
 std::string summary_text(const Certificate& cert, const RunInfo& run);
 nlohmann::json summary_json(const Certificate& cert, const RunInfo& run);
 

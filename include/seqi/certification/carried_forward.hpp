@@ -1,0 +1,44 @@
+// Softmax forward pass of a whole dataset on carried tokens (lem:direction-carrying):
+// attention layers are exact when A = 0 (lem:mean-shift) or the identity; an attention layer
+// with V = p q^T on exact inputs yields enclosures c in [lo, hi] on the exact direction p;
+// feed-forward layers map carried tokens exactly (failing where a ReLU straddles 0).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "seqi/certification/carried_token.hpp"
+#include "seqi/certification/reading_index.hpp"
+#include "seqi/model/token_state.hpp"
+#include "seqi/model/transformer.hpp"
+
+namespace seqi {
+
+class CarriedForward {
+ public:
+  CarriedForward(const TokenState& exact, unsigned precision);
+
+  // Each returns an explanation naming sequence and token when the enclosure cannot be
+  // carried through the layer; nullopt on success.
+  std::optional<std::string> apply_attention(const SelfAttention<Rational>& sa, const Rational& tau);
+  std::optional<std::string> apply_feed_forward(const FeedForward<Rational>& ff);
+  // The attention layer on sequence j only.
+  std::optional<std::string> apply_attention_to(const SelfAttention<Rational>& sa, const Rational& tau, std::size_t j);
+  // Sets a token directly (e.g. an enclosure from the Lemma P bound).
+  void set_token(std::size_t i, CarriedToken t);
+  // Largest radius (hi - lo) / 2 of any enclosure created so far.
+  const Rational& max_radius_seen() const { return max_radius_; }
+
+  const std::vector<CarriedToken>& tokens() const { return tokens_; }
+  const std::vector<std::size_t>& begin() const { return begin_; }
+  std::string where(std::size_t token) const;  // "sequence j, token i" (1-based)
+
+ private:
+  std::vector<CarriedToken> tokens_;
+  std::vector<std::size_t> begin_;
+  unsigned precision_;
+  ReadingIndex index_;
+  Rational max_radius_ = 0;
+};
+
+}  // namespace seqi

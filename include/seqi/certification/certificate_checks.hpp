@@ -1,0 +1,24 @@
+// Checks shared by the hardmax and softmax certificates.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "seqi/certification/certificate.hpp"
+
+namespace seqi {
+
+std::string count_detail(std::size_t value, const char* op, std::size_t bound);
+
+// Width and ranks (def:model), blocks against the theorem of cert.setting, parameter bound (lem:counts).
+void add_shape_checks(Certificate& cert, bool required);
+
+// Per-sequence outcomes and the check T(X_j) = Y_j (lem:interpolation); outputs[j] are the
+// final tokens of sequence j.
+void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs);
+
+// Lemma P on the tokens just before the collapse block of our construction (lem:P).
+void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute);
+
+std::vector<std::vector<Point>> outputs_of(const TokenState& s);
+
+}  // namespace seqi

@@ -1,0 +1,98 @@
+#include "seqi/certification/carried_forward.hpp"
+
+#include <algorithm>
+
+#include "seqi/certification/one_direction_ff.hpp"
+#include "seqi/certification/softmax_bounds.hpp"
+
+namespace seqi {
+
+CarriedForward::CarriedForward(const TokenState& exact, unsigned precision)
+    : begin_(exact.begin), precision_(precision) {
+  tokens_.reserve(exact.tokens.size());
+  for (const auto& x : exact.tokens) tokens_.push_back(CarriedToken::exact(x));
+}
+
+void CarriedForward::set_token(std::size_t i, CarriedToken t) {
+  if (!t.is_exact()) max_radius_ = std::max(max_radius_, Rational((t.hi - t.lo) / 2));
+  tokens_[i] = std::move(t);
+  index_.invalidate();
+}
+
+std::string CarriedForward::where(std::size_t token) const {
+  const auto j = static_cast<std::size_t>(std::upper_bound(begin_.begin(), begin_.end(), token) - begin_.begin()) - 1;
+  return "sequence " + std::to_string(j + 1) + ", token " + std::to_string(token - begin_[j] + 1);
+}
+
+std::optional<std::string> CarriedForward::apply_attention(const SelfAttention<Rational>& sa, const Rational& tau) {
+  if (sa.is_identity()) return std::nullopt;
+  for (std::size_t j = 0; j + 1 < begin_.size(); ++j)
+    if (auto failure = apply_attention_to(sa, tau, j)) return failure;
+  return std::nullopt;
+}
+
+std::optional<std::string> CarriedForward::apply_attention_to(const SelfAttention<Rational>& sa, const Rational& tau,
+                                                              std::size_t j) {
+  if (sa.is_identity()) return std::nullopt;
+  const bool rank_one_V = sa.V.alpha == 0 && sa.V.terms.size() == 1;
+  if (!sa.is_mean_shift() && !rank_one_V)
+    return "an attention layer with A != 0 and V not of the form p q^T cannot be enclosed on an exact direction";
+  index_.invalidate();
+  TokenList<Rational> X;
+  for (std::size_t i = begin_[j]; i < begin_[j + 1]; ++i) {
+    if (!tokens_[i].is_exact()) return where(i) + ": softmax attention on a token that is already an enclosure";
+    X.push_back(tokens_[i].p);
+  }
+  if (sa.is_mean_shift()) {  // weights exactly 1/n in softmax too (lem:mean-shift)
+    X = apply_hardmax(sa, X);
+    for (std::size_t i = begin_[j]; i < begin_[j + 1]; ++i) tokens_[i] = CarriedToken::exact(X[i - begin_[j]]);
+    return std::nullopt;
+  }
+  // Output rho x_i + p (q . sum_l pi_il x_l): exact part rho x_i, coefficient enclosed on p.
+  const auto& term = sa.V.terms.front();
+  std::vector<Rational> z;
+  for (const auto& x : X) z.push_back(dot(term.q, x));
+  std::vector<Rational> scores(X.size());
+  for (std::size_t i = 0; i < X.size(); ++i) {
+    const Point Ax = sa.A.apply(X[i]);
+    for (std::size_t l = 0; l < X.size(); ++l) scores[l] = dot(Ax, X[l]);
+    auto [lo, hi] = softmax_average_enclosure(scores, z, tau, precision_);
+    set_token(begin_[j] + i, CarriedToken{X[i] * sa.rho, term.p, lo, hi});
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> CarriedForward::apply_feed_forward(const FeedForward<Rational>& ff) {
+  auto apply_one = [&](std::size_t i) -> std::optional<std::string> {
+    std::size_t unit = 0;
+    auto y = apply_carried(ff, tokens_[i], &unit);
+    if (!y)
+      return where(i) + ": the enclosure c in [" + approx_decimal(tokens_[i].lo, 12) + ", " + approx_decimal(tokens_[i].hi, 12) + "] makes the pre-activation of unit " +
+             std::to_string(unit) + " straddle 0 (it leaves its flat)";
+    tokens_[i] = std::move(*y);
+    return std::nullopt;
+  };
+  auto form = identity_outside_breakpoints(ff);
+  if (!form) {
+    index_.invalidate();
+    for (std::size_t i = 0; i < tokens_.size(); ++i)
+      if (auto failure = apply_one(i)) return failure;
+    return std::nullopt;
+  }
+  if (!index_.valid_for(form->r)) {
+    index_.reset(form->r, tokens_.size());
+    for (std::size_t i = 0; i < tokens_.size(); ++i) {
+      auto [lo, hi] = tokens_[i].reading(form->r);
+      index_.set(i, lo, hi);
+    }
+  }
+  // Every point of an enclosure whose reading avoids (lo, hi) is fixed (lem:sparse-ff).
+  for (std::size_t i : index_.meeting(form->lo, form->hi)) {
+    if (auto failure = apply_one(i)) return failure;
+    auto [lo, hi] = tokens_[i].reading(form->r);
+    index_.set(i, lo, hi);
+  }
+  return std::nullopt;
+}
+
+}  // namespace seqi

@@ -1,0 +1,79 @@
+#include <algorithm>
+
+#include "seqi/certification/certificate_checks.hpp"
+#include "seqi/numbers/point_set.hpp"
+
+namespace seqi {
+
+void Certificate::conclude() {
+  verified = std::all_of(checks.begin(), checks.end(), [](const Check& c) { return c.passed || !c.required; });
+}
+
+SequenceOutcome compare_as_sets(const std::vector<Point>& outputs, const Sequence& targets) {
+  SequenceOutcome o{outputs.size(), targets.size(), false, ""};
+  const auto produced = as_sorted_set(outputs), wanted = as_sorted_set(targets);
+  for (const auto& p : produced)
+    if (!set_contains(wanted, p)) return o.detail = "output token " + to_string(p) + " is not a target", o;
+  for (const auto& y : wanted)
+    if (!set_contains(produced, y)) return o.detail = "target " + to_string(y) + " is not produced", o;
+  o.matches = true;
+  return o;
+}
+
+std::size_t max_coordinate_bits(const TokenState& s) {
+  std::size_t bits = 0;
+  for (const auto& x : s.tokens)
+    for (Eigen::Index k = 0; k < x.size(); ++k) bits = std::max(bits, bit_size(x[k]));
+  return bits;
+}
+
+std::string count_detail(std::size_t value, const char* op, std::size_t bound) {
+  return std::to_string(value) + " " + op + " " + std::to_string(bound);
+}
+
+void add_shape_checks(Certificate& cert, bool required) {
+  const Counts& c = cert.counts;
+  const bool softmax = cert.setting == "softmax";
+  const std::size_t bound = softmax ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
+  cert.add({"feed-forward width <= 4", "def:model", c.width <= 4, required, count_detail(c.width, "<=", 4)});
+  cert.add({"rank of low-rank parts of A, V <= 1", "def:model", c.max_rank_A <= 1 && c.max_rank_V <= 1, required,
+            "A: " + std::to_string(c.max_rank_A) + ", V: " + std::to_string(c.max_rank_V)});
+  cert.add({softmax ? "blocks <= 2 sum(m) + 3N (Thm 1.8)" : "blocks <= 2 sum(m) + 2N + 1 (Thm 1.6)", "lem:counts",
+            c.blocks <= bound, required, count_detail(c.blocks, "<=", bound)});
+  cert.add({"parameters <= (20d+22) sum(m)", "lem:counts", c.params <= c.params_bound, required,
+            count_detail(c.params, "<=", c.params_bound)});
+}
+
+void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs) {
+  std::size_t failures = 0;
+  std::string first;
+  for (std::size_t j = 0; j < data.pairs.size(); ++j) {
+    auto outcome = compare_as_sets(outputs[j], data.pairs[j].output);
+    if (!outcome.matches && failures++ == 0) first = "sequence " + std::to_string(j + 1) + ": " + outcome.detail;
+    cert.sequences.push_back(std::move(outcome));
+  }
+  cert.add({"exact forward pass: T(X_j) = Y_j as sets for every j", "lem:interpolation", failures == 0, true,
+            failures == 0 ? std::to_string(data.pairs.size()) + " of " + std::to_string(data.pairs.size()) + " sequences"
+                          : std::to_string(failures) + " sequences differ; first: " + first});
+}
+
+void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute) {
+  const auto& sa = built.model.blocks[built.record.collapse_block].sa;
+  const bool scaled_identity = sa.A.terms.empty() && sa.A.alpha > 0;
+  const auto& a = built.record.interpolation.a;
+  cert.lemma_p = !scaled_identity ? LemmaPResult{false, "collapse attention is not alpha*I, alpha > 0", {}, {}, {}}
+                 : brute          ? check_lemma_p_brute(before_collapse, built.record.placement, sa.A.alpha, a)
+                                  : check_lemma_p(before_collapse, built.record.placement, sa.A.alpha, a);
+  cert.add({std::string("Lemma P: unique best scores before the collapse") + (brute ? " (all scores)" : " (bounds)"),
+            "lem:P", cert.lemma_p->ok, true, cert.lemma_p->ok ? "all sequences" : cert.lemma_p->failure});
+}
+
+std::vector<std::vector<Point>> outputs_of(const TokenState& s) {
+  std::vector<std::vector<Point>> out;
+  for (std::size_t j = 0; j < s.sequences(); ++j)
+    out.emplace_back(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j]),
+                     s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j + 1]));
+  return out;
+}
+
+}  // namespace seqi

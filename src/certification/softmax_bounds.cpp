@@ -1,0 +1,74 @@
+#include "seqi/certification/softmax_bounds.hpp"
+
+#include <algorithm>
+
+namespace seqi {
+namespace {
+
+// Enclosure of e^x for rational x <= 0. Below -2048 it is [0, e^-2048]: exp is monotone, and
+// the enclosure stays a short rational (an underflowing MPFR bound would have ~10^9 bits).
+Interval exp_of_nonpositive(const Rational& x, unsigned precision) {
+  const Rational floor_arg = -2048;
+  if (x >= floor_arg) return exp(Interval(x, precision));
+  return Interval::hull(0, exp(Interval(floor_arg, precision)).upper(), precision);
+}
+
+}  // namespace
+
+TauStarBound certified_tau_star(const std::vector<std::size_t>& n, const std::vector<std::optional<Rational>>& G,
+                                const std::vector<Rational>& D, const Rational& df, unsigned precision) {
+  TauStarBound out;
+  for (std::size_t j = 0; j < n.size(); ++j) {
+    const Rational X = Rational(static_cast<long>(n[j] - 1)) * D[j] / df;
+    if (n[j] <= 1 || !G[j] || X <= 1) {  // error bound <= df e^{-G/tau} < df for every tau
+      out.per_sequence.emplace_back();
+      continue;
+    }
+    const Interval tau_j = Interval(*G[j], precision) / log(Interval(X, precision));
+    const Rational lower = tau_j.lower();
+    out.per_sequence.emplace_back(lower);
+    if (out.unbounded || lower < out.lower) {
+      out.unbounded = false;
+      out.lower = lower;
+      out.binding = j;
+    }
+  }
+  if (!out.unbounded) out.lower = round_down_significant(out.lower, 6);
+  return out;
+}
+
+Rational collapse_error_bound(std::size_t n, const Rational& G, const Rational& D, const Rational& tau,
+                              unsigned precision) {
+  if (n <= 1 || D == 0) return 0;
+  const Interval e = exp_of_nonpositive(-G / tau, precision);
+  return (e * Rational(static_cast<long>(n - 1) * D)).upper();
+}
+
+std::pair<Rational, Rational> softmax_average_enclosure(const std::vector<Rational>& scores,
+                                                        const std::vector<Rational>& z, const Rational& tau,
+                                                        unsigned precision) {
+  // Shift by the best score: weights e^{(s_l - s_best)/tau} in (0, 1], the best one exactly 1.
+  const std::size_t best = static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
+  Interval weight_sum(Rational(1), precision), deviation(Rational(0), precision);
+  for (std::size_t l = 0; l < scores.size(); ++l) {
+    if (l == best) continue;
+    const Interval w = exp_of_nonpositive((scores[l] - scores[best]) / tau, precision);
+    weight_sum += w;
+    deviation += w * (z[l] - z[best]);
+  }
+  const Interval avg = (deviation / weight_sum) + z[best];
+  return {avg.lower(), avg.upper()};
+}
+
+Rational round_down_significant(const Rational& x, int digits) {
+  Integer lo = 1;
+  for (int k = 1; k < digits; ++k) lo *= 10;
+  const Integer hi = lo * 10;
+  // x = y / factor with y in [10^(digits-1), 10^digits); truncating y rounds down.
+  Rational y = x, factor = 1;
+  while (y < Rational(lo)) y *= 10, factor *= 10;
+  while (y >= Rational(hi)) y /= 10, factor /= 10;
+  return Rational(Integer(numerator(y) / denominator(y))) / factor;
+}
+
+}  // namespace seqi
