@@ -46,8 +46,10 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
     }
     o << "tau:       checked at " << to_string(f.tau_checked) << " (~" << approx_decimal(f.tau_checked) << "), "
       << f.precision << "-bit intervals\n";
-    o << "enclosure: max radius " << approx_decimal(f.max_enclosure_radius) << " against flat half-width "
-      << approx_decimal(f.flat_halfwidth) << (f.sequences_refined ? " (" + std::to_string(f.sequences_refined) +
+    o << "enclosure: " << (cert.record ? "max distance to the leader's value " : "max half-width ")
+      << approx_decimal(f.max_enclosure_radius)
+      << (cert.record ? " against flat half-width " + approx_decimal(f.flat_halfwidth) : std::string())
+      << (f.sequences_refined ? " (" + std::to_string(f.sequences_refined) +
                                                                          " sequences with per-token weights)" : "")
       << "\n";
     o << "doubles:   the same transformer in plain double arithmetic at this tau (not a certificate): max distance "

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs (idempotent; run as root on Debian 12).
+set -euo pipefail
+packages=(
+  cmake g++ make pkg-config                      # build
+  libgmp-dev libmpfr-dev libmpfi-dev             # exact rationals, outward-rounded intervals
+  libboost-dev libboost-test-dev                 # Boost.Multiprecision, Boost.Test
+  libeigen3-dev nlohmann-json3-dev libcli11-dev  # vectors, JSON, command line
+  texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures poppler-utils  # certificates
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
