@@ -68,6 +68,17 @@ void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, con
             "lem:P", cert.lemma_p->ok, true, cert.lemma_p->ok ? "all sequences" : cert.lemma_p->failure});
 }
 
+PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase) {
+  constexpr std::size_t kSequences = 4, kTokens = 40;
+  PhaseSnapshot snap{phase, {}};
+  for (std::size_t j = 0; j < std::min(kSequences, s.sequences()); ++j) {
+    snap.sequences.emplace_back();
+    for (std::size_t i = s.begin[j]; i < std::min(s.begin[j + 1], s.begin[j] + kTokens); ++i)
+      snap.sequences.back().emplace_back(s.tokens[i][0].convert_to<double>(), s.tokens[i][1].convert_to<double>());
+  }
+  return snap;
+}
+
 std::vector<std::vector<Point>> outputs_of(const TokenState& s) {
   std::vector<std::vector<Point>> out;
   for (std::size_t j = 0; j < s.sequences(); ++j)

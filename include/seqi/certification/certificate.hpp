@@ -46,6 +46,13 @@ struct SoftmaxFacts {
   std::size_t double_nonfinite = 0;   // tokens whose double output is NaN or infinite
 };
 
+// Tokens of the first few sequences after one phase, projected on coordinates 1 and 2
+// (in doubles: for figures only, never for a decision).
+struct PhaseSnapshot {
+  std::string phase;
+  std::vector<std::vector<std::pair<double, double>>> sequences;
+};
+
 struct Certificate {
   std::string setting;  // "hardmax" or "softmax"
   bool verified = false;
@@ -57,6 +64,7 @@ struct Certificate {
   std::optional<ConstructionRecord> record;              // absent for a user's model
   std::optional<LemmaPResult> lemma_p;
   std::optional<SoftmaxFacts> softmax;
+  std::vector<PhaseSnapshot> snapshots;  // input, after each phase, output
 
   void add(Check c) { checks.push_back(std::move(c)); }
   // verified = every required check passed.

@@ -19,6 +19,9 @@ void add_interpolation_check(Certificate& cert, const Dataset& data, const std::
 // Lemma P on the tokens just before the collapse block of our construction (lem:P).
 void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute);
 
+// Snapshot of the first few sequences (for the certificate's figures).
+PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
+
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
 
 }  // namespace seqi
