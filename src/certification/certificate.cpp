@@ -79,6 +79,21 @@ PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase) {
   return snap;
 }
 
+void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase) {
+  cert.max_bits_by_phase[phase] = max_coordinate_bits(s);
+  cert.snapshots.push_back(snapshot_of(s, phase));
+}
+
+void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
+                      std::size_t to) {
+  const auto& blocks = model.blocks;
+  for (std::size_t b = from; b < to; ++b) {
+    pass.apply_block(blocks[b]);
+    if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase)
+      record_phase_end(cert, pass.state(), phase_name(blocks[b].phase));
+  }
+}
+
 std::vector<std::vector<Point>> outputs_of(const TokenState& s) {
   std::vector<std::vector<Point>> out;
   for (std::size_t j = 0; j < s.sequences(); ++j)

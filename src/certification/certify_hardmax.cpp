@@ -14,19 +14,15 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
             cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
 
   ExactForward pass(inputs_of(data));
-  cert.max_bits_by_phase["input"] = max_coordinate_bits(pass.state());
-  cert.snapshots.push_back(snapshot_of(pass.state(), "input"));
+  record_phase_end(cert, pass.state(), "input");
   const auto& blocks = built.model.blocks;
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    if (b == built.record.collapse_block) add_lemma_p_check(cert, pass.state(), built, brute);
-    pass.apply_attention(blocks[b].sa);
-    if (b == built.record.collapse_block) cert.snapshots.push_back(snapshot_of(pass.state(), "collapse"));
-    pass.apply_feed_forward(blocks[b].ff);
-    if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase) {
-      cert.max_bits_by_phase[phase_name(blocks[b].phase)] = max_coordinate_bits(pass.state());
-      cert.snapshots.push_back(snapshot_of(pass.state(), phase_name(blocks[b].phase)));
-    }
-  }
+  const std::size_t collapse = built.record.collapse_block;
+  run_exact_blocks(cert, pass, built.model, 0, collapse);
+  add_lemma_p_check(cert, pass.state(), built, brute);
+  pass.apply_attention(blocks[collapse].sa);
+  cert.snapshots.push_back(snapshot_of(pass.state(), "collapse"));
+  pass.apply_feed_forward(blocks[collapse].ff);
+  run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size());
   add_interpolation_check(cert, data, outputs_of(pass.state()));
   cert.stats = pass.stats();
   cert.conclude();

@@ -50,10 +50,19 @@ std::optional<std::string> exact_outputs(const CarriedForward& carried, std::vec
   return std::nullopt;
 }
 
+// Midpoints p + w (lo + hi)/2 of the enclosures (for figures).
+TokenState enclosure_centres(const CarriedForward& carried) {
+  TokenState s;
+  s.begin = carried.begin();
+  for (const auto& t : carried.tokens()) s.tokens.push_back(t.p + t.w * ((t.lo + t.hi) / 2));
+  return s;
+}
+
 void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& carried,
                       const std::optional<std::string>& carry_failure) {
   std::vector<std::vector<Point>> outputs;
   auto failure = carry_failure ? carry_failure : exact_outputs(carried, outputs);
+  if (!failure) record_phase_end(cert, enclosure_centres(carried), "interpolation");
   cert.add({"softmax enclosures carried exactly through every later layer", "lem:direction-carrying", !failure, true,
             failure ? *failure : "every output is an exact rational point"});
   if (!failure) add_interpolation_check(cert, data, outputs);
@@ -73,7 +82,8 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
             !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});
 
   ExactForward pass(inputs_of(data));
-  for (std::size_t b = 0; b < collapse; ++b) pass.apply_block(built.model.blocks[b]);
+  record_phase_end(cert, pass.state(), "input");
+  run_exact_blocks(cert, pass, built.model, 0, collapse);
   add_lemma_p_check(cert, pass.state(), built, opt.brute);
   cert.stats = pass.stats();
   if (!cert.lemma_p->ok || inexact) return cert.conclude(), cert;
@@ -122,6 +132,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
       carried.set_token(i, CarriedToken{X.tokens[i] * sa.rho, v, z - *radius, z + *radius});
     }
   }
+  cert.snapshots.push_back(snapshot_of(enclosure_centres(carried), "collapse"));
   // Each enclosure must lie in the flat [z - df, z + df] of its leader's value z (lem:softmax-enclosure).
   std::optional<std::string> outside;
   facts.max_enclosure_radius = 0;

@@ -22,6 +22,13 @@ void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, con
 // Snapshot of the first few sequences (for the certificate's figures).
 PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
 
+// Max bits and a snapshot of the tokens at the end of a phase.
+void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase);
+
+// Applies blocks [from, to) exactly, recording each phase end.
+void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
+                      std::size_t to);
+
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
 
 }  // namespace seqi
