@@ -6,6 +6,7 @@ packages=(
   libgmp-dev libmpfr-dev libmpfi-dev             # exact rationals, outward-rounded intervals
   libboost-dev libboost-test-dev                 # Boost.Multiprecision, Boost.Test
   libeigen3-dev nlohmann-json3-dev libcli11-dev  # vectors, JSON, command line
+  nettle-dev                                     # SHA-256 of input files in certificates
   texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures poppler-utils  # certificates
 )
 missing=()
