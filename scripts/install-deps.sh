@@ -6,7 +6,8 @@ packages=(
   libgmp-dev libmpfr-dev libmpfi-dev             # exact rationals, outward-rounded intervals
   libboost-dev libboost-test-dev                 # Boost.Multiprecision, Boost.Test
   libeigen3-dev nlohmann-json3-dev libcli11-dev  # vectors, JSON, command line
-  nettle-dev                                     # SHA-256 of input files in certificates
+  nettle-dev zlib1g-dev                          # SHA-256 in certificates, gzip for IDX files
+  dataset-fashion-mnist                          # real data for the importer
   texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures poppler-utils  # certificates
 )
 missing=()
