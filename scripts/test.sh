@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# The whole default test suite (what .ci/run calls): installs packages, builds, runs ctest.
+# The whole test suite (what .ci/run calls): installs packages, builds, runs the default ctest
+# suite, then the same suite under ASan/UBSan and a 60 s libFuzzer run of the parsers.
+# --quick skips the sanitizer build and the fuzzer (for local iteration only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-cd build
-ctest --output-on-failure -j"$(nproc)" --label-exclude long "$@"
+(cd build && ctest --output-on-failure -j"$(nproc)" --label-exclude long)
+if [ "${1:-}" != "--quick" ]; then
+  scripts/sanitize-and-fuzz.sh 60
+fi

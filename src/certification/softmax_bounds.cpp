@@ -24,8 +24,11 @@ TauStarBound certified_tau_star(const std::vector<std::size_t>& n, const std::ve
       out.per_sequence.emplace_back();
       continue;
     }
-    const Interval tau_j = Interval(*G[j], precision) / log(Interval(X, precision));
-    const Rational lower = tau_j.lower();
+    // tau_j = G / ln X >= G / U for any rational U >= ln X > 0: the outward upper end of
+    // ln X, or X - 1 (ln X <= X - 1), whichever is smaller. Exact division, no interval
+    // quotient (whose divisor could touch 0 when X is within rounding of 1).
+    const Rational ln_upper = std::min(log(Interval(X, precision)).upper(), Rational(X - 1));
+    const Rational lower = *G[j] / ln_upper;
     out.per_sequence.emplace_back(lower);
     if (out.unbounded || lower < out.lower) {
       out.unbounded = false;

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# One clang build with AddressSanitizer + UndefinedBehaviorSanitizer (and libFuzzer hooks):
+# runs the default test suite under the sanitizers, then fuzzes the dataset and model parsers
+# for a bounded time (default 60 s). A crashing input is written to tests/fuzz-regressions/;
+# commit it: test_fuzz_regressions replays every file there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+cmake -S . -B build-san -DCMAKE_CXX_COMPILER=clang++ -DSEQI_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+cmake --build build-san -j"$(nproc)"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-san && ctest --output-on-failure -j"$(nproc)" --label-exclude long)
+corpus=build-san/fuzz-corpus
+mkdir -p "$corpus"
+cp datasets/*.json datasets/regression/*.json tests/bad-input/*.json tests/fuzz-regressions/* "$corpus"/ 2>/dev/null || true
+build-san/fuzz/fuzz_parsers -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  -artifact_prefix=tests/fuzz-regressions/ "$corpus"
