@@ -19,7 +19,10 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   const std::size_t collapse = built.record.collapse_block;
   run_exact_blocks(cert, pass, built.model, 0, collapse);
   add_lemma_p_check(cert, pass.state(), built, brute);
-  pass.apply_attention(blocks[collapse].sa);
+  if (cert.lemma_p->ok)  // each argmax is unique and known (lem:P)
+    pass.apply_attention_with_proven_argmax(blocks[collapse].sa, cert.lemma_p->attends);
+  else
+    pass.apply_attention(blocks[collapse].sa);
   cert.snapshots.push_back(snapshot_of(pass.state(), "collapse"));
   pass.apply_feed_forward(blocks[collapse].ff);
   run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size());

@@ -19,6 +19,15 @@ void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
   index_.invalidate();
 }
 
+void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Rational>& sa,
+                                                      const std::vector<std::size_t>& attends) {
+  std::vector<Point> out(state_.tokens.size());
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = state_.tokens[i] * sa.rho + sa.V.apply(state_.tokens[attends[i]]);
+  state_.tokens = std::move(out);
+  index_.invalidate();
+}
+
 void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
   auto form = identity_outside_breakpoints(ff);
   if (!form) {

@@ -1,6 +1,7 @@
 #include "seqi/io/random_dataset.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "seqi/construction/generic_choice.hpp"
 #include "seqi/numbers/point_set.hpp"
@@ -43,16 +44,15 @@ Dataset random_dataset(const RandomDatasetSpec& s, std::uint64_t seed) {
   data.dimension = s.d;
   std::vector<Point> pool;
   for (std::size_t k = 0; k < std::max<std::size_t>(4, s.n_max); ++k) pool.push_back(random_point(rng, s));
-  std::vector<std::vector<Point>> input_sets;
+  auto set_less = [](const std::vector<Point>& a, const std::vector<Point>& b) {
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(), lex_less);
+  };
+  std::set<std::vector<Point>, decltype(set_less)> input_sets(set_less);
   while (data.pairs.size() < s.N) {
     const std::size_t n = uniform(rng, s.n_min, s.n_max);
     const std::size_t m = uniform(rng, 1, s.m_max ? std::min(n, s.m_max) : n);
     SequencePair pair{distinct_points(rng, s, n, pool), distinct_points(rng, s, m, {})};
-    auto set = as_sorted_set(pair.input);
-    if (std::any_of(input_sets.begin(), input_sets.end(),
-                    [&](const std::vector<Point>& other) { return equal_as_sets(other, set); }))
-      continue;  // H3: input sets pairwise different
-    input_sets.push_back(std::move(set));
+    if (!input_sets.insert(as_sorted_set(pair.input)).second) continue;  // H3: input sets pairwise different
     data.pairs.push_back(std::move(pair));
   }
   return data;

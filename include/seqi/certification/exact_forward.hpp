@@ -27,6 +27,9 @@ class ExactForward {
 
   void apply_attention(const SelfAttention<Rational>& sa);
   void apply_feed_forward(const FeedForward<Rational>& ff);
+  // Hardmax attention when every token's unique best score is already proven (lem:P):
+  // SA_i = rho x_i + V x_{attends[i]}, O(n d) per sequence instead of O(n^2 d).
+  void apply_attention_with_proven_argmax(const SelfAttention<Rational>& sa, const std::vector<std::size_t>& attends);
   void apply_block(const Block<Rational>& b) {
     apply_attention(b.sa);
     apply_feed_forward(b.ff);
