@@ -1,9 +1,14 @@
+#include <chrono>
+#include <ctime>
+#include <filesystem>
 #include <ostream>
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
+#include "seqi/numbers/sha256.hpp"
+#include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
 
 namespace seqi {
@@ -33,6 +38,8 @@ SoftmaxOptions softmax_options(const VerifyOptions& opt) {
 
 Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run) {
   if (!opt.model_path.empty()) {
+    if (!opt.save_model_path.empty())
+      throw InputError("--save-model saves a transformer this run builds; with --model nothing is built");
     auto model = read_model_file(opt.model_path);
     if (model.dimension != data.dimension)
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
@@ -48,6 +55,28 @@ Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run)
   return certify_construction_hardmax(data, built, opt.brute);
 }
 
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+// Writes the LaTeX certificate (and the PDF when asked); a PDF failure is reported, the
+// verification outcome stands.
+void write_report(const VerifyOptions& opt, const Certificate& cert, const RunInfo& run, const Dataset& data,
+                  std::ostream& err) {
+  const auto dir = std::filesystem::path(opt.report_path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) std::filesystem::create_directories(dir, ec);
+  write_latex_certificate(cert, run, data, sha256_hex_of_file(opt.dataset_path), today_utc(), opt.report_path);
+  if (!opt.pdf) return;
+  if (auto problem = compile_pdf(opt.report_path); !problem.empty())
+    err << "verify: the certificate " << opt.report_path << " was written but no PDF was made: " << problem << "\n";
+}
+
 }  // namespace
 
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
@@ -58,6 +87,7 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
     Certificate cert = certify(opt, data, run);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
+    if (!opt.report_path.empty()) write_report(opt, cert, run, data, err);
     if (opt.json)
       out << summary_json(cert, run).dump(2) << "\n";
     else

@@ -23,7 +23,8 @@ int verify_main(int argc, char** argv) {
   app.add_flag("--pdf", opt.pdf, "also run pdflatex on the report");
   app.add_flag("--json", opt.json, "print the summary as one JSON object");
   app.add_flag("--brute", opt.brute, "Lemma P from all O(n^2 d) attention scores instead of O(n d) bounds");
-  app.add_option("--seed", opt.seed, "seed of the generic choices (recorded in the output)");
+  std::string seed_text = "1";
+  app.add_option("--seed", seed_text, "seed of the generic choices, 0 to 2^64-1 (recorded in the output)");
   app.add_option("dataset", opt.dataset_path, "dataset JSON file")->required();
   try {
     app.parse(argc, argv);
@@ -33,6 +34,12 @@ int verify_main(int argc, char** argv) {
     app.exit(e);
     return kBadInput;
   }
+  if (seed_text.empty() || seed_text.size() > 20 || seed_text.find_first_not_of("0123456789") != std::string::npos ||
+      (seed_text.size() == 20 && seed_text > "18446744073709551615")) {
+    std::cerr << "verify: --seed " << seed_text << ": expected an integer from 0 to 18446744073709551615\n";
+    return kBadInput;
+  }
+  opt.seed = std::stoull(seed_text);
   if (opt.tau && !opt.softmax) {
     std::cerr << "verify: --tau needs --softmax\n";
     return kBadInput;

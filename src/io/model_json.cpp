@@ -82,10 +82,10 @@ class Reader {
   std::string source_;
 };
 
-Phase phase_from(const std::string& s) {
-  for (Phase p : {Phase::separation, Phase::placement, Phase::interpolation})
+std::optional<Phase> phase_from(const std::string& s) {
+  for (Phase p : {Phase::separation, Phase::placement, Phase::interpolation, Phase::user})
     if (s == phase_name(p)) return p;
-  return Phase::user;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -108,6 +108,10 @@ void write_model_file(const Transformer<Rational>& model, const std::string& pat
 
 Transformer<Rational> model_from_json(const json& j, const std::string& source) {
   Reader r(source);
+  if (auto f = j.find("format"); j.is_object() && f != j.end() && *f != "seqi-transformer")
+    r.fail("format", "expected \"seqi-transformer\", got " + f->dump());
+  if (auto v = j.find("version"); j.is_object() && v != j.end() && *v != "1")
+    r.fail("version", "this engine reads version 1 model files, got " + v->dump());
   const auto& dim = r.field(j, "dimension", "top level");
   std::string why;
   auto d_rat = dim.is_string() ? parse_rational(dim.get<std::string>(), &why) : std::nullopt;
@@ -122,7 +126,11 @@ Transformer<Rational> model_from_json(const json& j, const std::string& source) 
     const std::string w = "block " + std::to_string(k + 1);
     const json& bj = blocks[k];
     Block<Rational> b;
-    if (auto it = bj.find("phase"); bj.is_object() && it != bj.end() && it->is_string()) b.phase = phase_from(it->get<std::string>());
+    if (auto it = bj.find("phase"); bj.is_object() && it != bj.end()) {
+      auto phase = it->is_string() ? phase_from(it->get<std::string>()) : std::nullopt;
+      if (!phase) r.fail(w + " phase", "expected one of separation, placement, interpolation, user; got " + it->dump());
+      b.phase = *phase;
+    }
     const json& sa = r.field(bj, "attention", w);
     b.sa.rho = r.scalar(r.field(sa, "rho", w + " attention"), w + " attention.rho");
     b.sa.A = r.structured(r.field(sa, "A", w + " attention"), d, w + " attention.A");

@@ -7,4 +7,7 @@ namespace seqi {
 
 std::string sha256_hex(std::string_view bytes);
 
+// Streams the file; throws InputError when it cannot be read.
+std::string sha256_hex_of_file(const std::string& path);
+
 }  // namespace seqi

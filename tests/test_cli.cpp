@@ -1,0 +1,612 @@
+#define BOOST_TEST_MODULE cli
+// End-to-end tests of the verify command, run as a subprocess: exit codes, the --json summary
+// (with exact comparisons of the rational fields), bad input, usage errors, model files, seeds.
+#include <boost/test/unit_test.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "seqi/numbers/rational.hpp"
+
+using namespace seqi;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+  BOOST_REQUIRE_MESSAGE(out.good(), "cannot write " << p);
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A private scratch directory, removed at exit.
+const fs::path& scratch() {
+  static const fs::path dir = [] {
+    std::string tmpl = (fs::temp_directory_path() / "seqi-cli-XXXXXX").string();
+    BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    return fs::path(tmpl);
+  }();
+  static const struct Cleanup {
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup;
+  return dir;
+}
+
+fs::path scratch_file(const std::string& name) { return scratch() / name; }
+
+// Runs verify with the given arguments; stdout and stderr go to files, read back.
+Run verify(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const int k = counter++;
+  const fs::path out = scratch() / ("run" + std::to_string(k) + ".out"), err = scratch() / ("run" + std::to_string(k) + ".err");
+  std::string cmd = shell_quote(SEQI_VERIFY_EXE);
+  for (const auto& a : args) cmd += " " + shell_quote(a);
+  cmd += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Run r;
+  BOOST_REQUIRE_MESSAGE(status != -1 && WIFEXITED(status), "verify did not exit normally: " << cmd);
+  r.code = WEXITSTATUS(status);
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+std::string describe(const Run& r) { return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+std::vector<fs::path> shipped_datasets() {
+  std::vector<fs::path> v;
+  for (const auto& e : fs::directory_iterator(SEQI_DATASETS_DIR))
+    if (e.path().extension() == ".json") v.push_back(e.path());
+  std::sort(v.begin(), v.end());
+  BOOST_REQUIRE(v.size() >= 5u);
+  return v;
+}
+
+std::string dataset(const std::string& name) { return (fs::path(SEQI_DATASETS_DIR) / name).string(); }
+std::string cli_data(const std::string& name) { return (fs::path(SEQI_TESTS_DIR) / "cli-data" / name).string(); }
+
+json parse_json_output(const Run& r) {
+  json j;
+  try {
+    j = json::parse(r.out);  // the whole stdout must be one JSON value
+  } catch (const std::exception& e) {
+    BOOST_FAIL("stdout is not one JSON object: " << e.what() << "\n" << describe(r));
+  }
+  BOOST_REQUIRE_MESSAGE(j.is_object(), "stdout is JSON but not an object");
+  return j;
+}
+
+Rational rational_field(const json& j, const char* key) {
+  BOOST_REQUIRE_MESSAGE(j.contains(key), "missing field " << key);
+  BOOST_REQUIRE_MESSAGE(j[key].is_string(), key << " is not a string: " << j[key].dump());
+  std::string why;
+  auto r = parse_rational(j[key].get<std::string>(), &why);
+  BOOST_REQUIRE_MESSAGE(r.has_value(), key << " = " << j[key] << " is not a rational: " << why);
+  BOOST_TEST(to_string(*r) == j[key].get<std::string>(), key << " is written in lowest terms");
+  return *r;
+}
+
+std::size_t count_field(const json& j, const char* key) {
+  BOOST_REQUIRE_MESSAGE(j.contains(key) && j[key].is_number_unsigned(), "field " << key << " is not a count");
+  return j[key].get<std::size_t>();
+}
+
+// N, d and sum(m) computed from the dataset file itself, not from verify's output.
+struct Shape {
+  std::size_t N = 0, d = 0, sum_m = 0;
+};
+Shape shape_of(const fs::path& p) {
+  const json j = json::parse(read_file(p));
+  Shape s;
+  s.N = j.at("pairs").size();
+  s.d = j.at("dimension").get<std::size_t>();
+  for (const auto& pair : j.at("pairs")) s.sum_m += pair.at("output").size();
+  return s;
+}
+
+void expect_all_checks_passed(const json& j) {
+  BOOST_REQUIRE(j.contains("checks") && j["checks"].is_array());
+  BOOST_TEST(!j["checks"].empty());
+  for (const auto& c : j["checks"])
+    if (c.at("required").get<bool>()) BOOST_TEST(c.at("passed").get<bool>(), c.at("name") << ": " << c.at("detail"));
+}
+
+void expect_hardmax_summary(const json& j, const Shape& s) {
+  BOOST_TEST(j.at("verified").get<bool>());
+  BOOST_TEST(j.at("setting") == "hardmax");
+  BOOST_TEST(count_field(j, "N") == s.N);
+  BOOST_TEST(count_field(j, "d") == s.d);
+  BOOST_TEST(count_field(j, "sum_m") == s.sum_m);
+  const std::size_t blocks = count_field(j, "blocks"), bound = count_field(j, "blocks_bound");
+  BOOST_TEST(bound == 2 * s.sum_m + 2 * s.N + 1);
+  BOOST_TEST(blocks <= bound);
+  BOOST_REQUIRE(j.contains("blocks_by_phase") && j["blocks_by_phase"].is_object());
+  std::size_t phases = 0;
+  for (const auto& [phase, n] : j["blocks_by_phase"].items()) {
+    BOOST_TEST((phase == "separation" || phase == "placement" || phase == "interpolation"), phase);
+    phases += n.get<std::size_t>();
+  }
+  BOOST_TEST(blocks == phases);
+  BOOST_TEST(blocks == count_field(j, "lifts") + 2 * s.sum_m);  // Thm 1.6 construction: K + 2 sum(m)
+  BOOST_TEST(count_field(j, "width") <= 4u);
+  BOOST_TEST(count_field(j, "width") >= 1u);
+  const std::size_t params = count_field(j, "params"), dense = count_field(j, "params_dense");
+  BOOST_TEST(params > 0u);
+  BOOST_TEST(params <= dense);
+  BOOST_TEST(params <= count_field(j, "params_bound"));
+  BOOST_TEST(rational_field(j, "param_norm_sq") > 0);
+  BOOST_REQUIRE(j.contains("seed"));
+  BOOST_TEST(j["seed"].is_number_unsigned());
+  BOOST_REQUIRE(j.at("sequences").is_array());
+  BOOST_TEST(j["sequences"].size() == s.N);
+  for (const auto& q : j["sequences"]) BOOST_TEST(q.at("matches").get<bool>());
+  expect_all_checks_passed(j);
+}
+
+void expect_softmax_summary(const json& j, const Shape& s) {
+  BOOST_TEST(j.at("verified").get<bool>());
+  BOOST_TEST(j.at("setting") == "softmax");
+  BOOST_TEST(count_field(j, "N") == s.N);
+  BOOST_TEST(count_field(j, "sum_m") == s.sum_m);
+  BOOST_TEST(count_field(j, "blocks") <= 2 * s.sum_m + 3 * s.N);
+  BOOST_TEST(count_field(j, "blocks_bound") == 2 * s.sum_m + 3 * s.N);
+  BOOST_REQUIRE(j.contains("tau_star_lower") && j.contains("tau_star_unbounded"));
+  const Rational tau_checked = rational_field(j, "tau_checked");
+  BOOST_TEST(tau_checked > 0);
+  if (j["tau_star_lower"].is_null()) {
+    BOOST_TEST(j["tau_star_unbounded"].get<bool>());
+    BOOST_TEST(tau_checked == Rational(1));  // the documented default when tau* is unbounded
+  } else {
+    BOOST_TEST(!j["tau_star_unbounded"].get<bool>());
+    const Rational tau_star = rational_field(j, "tau_star_lower");
+    BOOST_TEST(tau_star > 0);
+    BOOST_TEST(tau_checked == tau_star / 2);
+    // the certified bound is the minimum over the sequences, rounded down
+    for (const auto& t : j.at("tau_per_sequence"))
+      if (!t.is_null()) BOOST_TEST(tau_star <= *parse_rational(t.get<std::string>()));
+  }
+  BOOST_TEST(j.at("tau_per_sequence").size() == s.N);
+  const Rational radius = rational_field(j, "max_enclosure_radius"), df = rational_field(j, "flat_halfwidth");
+  BOOST_TEST(radius >= 0);
+  BOOST_TEST(df > 0);
+  BOOST_TEST(radius <= df);
+  expect_all_checks_passed(j);
+}
+
+// Splits a TSV line on tabs.
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> v;
+  std::stringstream ss(line);
+  std::string f;
+  while (std::getline(ss, f, '\t')) v.push_back(f);
+  return v;
+}
+
+// A model file built and saved by verify itself.
+fs::path saved_model(const std::string& dataset_name) {
+  const fs::path m = scratch_file("model-" + fs::path(dataset_name).stem().string() + ".json");
+  if (!fs::exists(m)) {
+    const Run r = verify({"--save-model", m.string(), dataset(dataset_name)});
+    BOOST_REQUIRE_MESSAGE(r.code == 0, describe(r));
+    BOOST_REQUIRE(fs::exists(m));
+  }
+  return m;
+}
+
+}  // namespace
+
+// ---- every shipped dataset -------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(exact_every_dataset_verifies_with_the_theorem_counts) {
+  for (const auto& p : shipped_datasets()) {
+    BOOST_TEST_CONTEXT(p.filename().string()) {
+      const Shape s = shape_of(p);
+      const Run r = verify({"--exact", "--json", p.string()});
+      BOOST_TEST_REQUIRE(r.code == 0, describe(r));
+      BOOST_TEST(r.err.empty(), r.err);
+      const json j = parse_json_output(r);
+      expect_hardmax_summary(j, s);
+      BOOST_TEST(j["seed"] == 1);  // the default seed
+      // the default setting is --exact: same JSON
+      const Run def = verify({"--json", p.string()});
+      BOOST_TEST(def.code == 0);
+      BOOST_TEST(def.out == r.out);
+      // the human-readable summary says the same
+      const Run text = verify({"--exact", p.string()});
+      BOOST_TEST(text.code == 0);
+      BOOST_TEST(text.out.find("VERIFIED") != std::string::npos);
+      BOOST_TEST(text.out.find("NOT VERIFIED") == std::string::npos);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(softmax_every_dataset_verifies_at_half_the_certified_tau) {
+  for (const auto& p : shipped_datasets()) {
+    BOOST_TEST_CONTEXT(p.filename().string()) {
+      const Shape s = shape_of(p);
+      const Run r = verify({"--softmax", "--json", p.string()});
+      BOOST_TEST_REQUIRE(r.code == 0, describe(r));
+      const json j = parse_json_output(r);
+      expect_softmax_summary(j, s);
+      // the certificate claims every 0 < tau <= tau_star_lower: check at the bound itself and far below
+      if (!j["tau_star_lower"].is_null()) {
+        const std::string tau_star = j["tau_star_lower"].get<std::string>();
+        const Run at_bound = verify({"--softmax", "--json", "--tau", tau_star, p.string()});
+        BOOST_TEST(at_bound.code == 0, "at tau = tau_star_lower " << tau_star << ": " << describe(at_bound));
+        if (at_bound.code == 0) BOOST_TEST(parse_json_output(at_bound)["tau_checked"] == tau_star);
+      }
+      const Run small = verify({"--softmax", "--tau", "1/1000", p.string()});
+      BOOST_TEST(small.code == 0, describe(small));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(too_large_tau_is_not_verified_and_says_where) {
+  const Run r = verify({"--softmax", "--tau", "1000", dataset("mixed-d3.json")});
+  BOOST_TEST(r.code == 1, describe(r));
+  BOOST_TEST(r.out.find("NOT VERIFIED") != std::string::npos);
+  BOOST_TEST(r.out.find("sequence") != std::string::npos);
+  BOOST_TEST(r.out.find("leaves the flat") != std::string::npos, r.out);
+
+  const Run rj = verify({"--softmax", "--json", "--tau", "1000", dataset("mixed-d3.json")});
+  BOOST_TEST(rj.code == 1);
+  const json j = parse_json_output(rj);
+  BOOST_TEST(!j.at("verified").get<bool>());
+  BOOST_TEST(rational_field(j, "tau_checked") == Rational(1000));
+  BOOST_TEST(rational_field(j, "tau_star_lower") < Rational(1000));
+  BOOST_TEST(rational_field(j, "max_enclosure_radius") > rational_field(j, "flat_halfwidth"));
+  bool failed = false;
+  for (const auto& c : j["checks"]) failed |= c["required"].get<bool>() && !c["passed"].get<bool>();
+  BOOST_TEST(failed);
+
+  // one token per sequence everywhere: no sequence constrains tau, so even 1000 verifies
+  const Run single = verify({"--softmax", "--tau", "1000", dataset("single.json")});
+  BOOST_TEST(single.code == 0, describe(single));
+}
+
+BOOST_AUTO_TEST_CASE(brute_gives_the_same_result_as_default) {
+  for (const auto& p : shipped_datasets()) {
+    BOOST_TEST_CONTEXT(p.filename().string()) {
+      const Run a = verify({"--json", p.string()}), b = verify({"--brute", "--json", p.string()});
+      BOOST_TEST_REQUIRE(a.code == 0);
+      BOOST_TEST_REQUIRE(b.code == 0, describe(b));
+      const json ja = parse_json_output(a), jb = parse_json_output(b);
+      BOOST_TEST(jb["verified"] == ja["verified"]);
+      for (const char* k : {"blocks", "width", "params", "param_norm_sq", "sequences", "lifts"})
+        BOOST_TEST(jb[k] == ja[k], k);
+      expect_hardmax_summary(jb, shape_of(p));
+    }
+  }
+  for (const char* name : {"equal-means.json", "mixed-d3.json"}) {
+    const Run a = verify({"--softmax", "--json", dataset(name)}), b = verify({"--softmax", "--brute", "--json", dataset(name)});
+    BOOST_TEST(a.code == 0);
+    BOOST_TEST(b.code == 0, describe(b));
+    BOOST_TEST(parse_json_output(b)["tau_star_lower"] == parse_json_output(a)["tau_star_lower"]);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(huge_and_tiny_coordinates_through_the_cli) {
+  const std::string f = cli_data("huge-tiny.json");
+  const Shape s = shape_of(f);
+  const Run h = verify({"--json", f});
+  BOOST_TEST_REQUIRE(h.code == 0, describe(h));
+  expect_hardmax_summary(parse_json_output(h), s);
+  const Run so = verify({"--softmax", "--json", f});
+  BOOST_TEST_REQUIRE(so.code == 0, describe(so));
+  expect_softmax_summary(parse_json_output(so), s);
+}
+
+// ---- bad input and usage ---------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(bad_input_files_exit_with_the_listed_code_and_message) {
+  const fs::path dir = fs::path(SEQI_TESTS_DIR) / "bad-input";
+  std::ifstream tsv(dir / "expected.tsv");
+  BOOST_REQUIRE(tsv.good());
+  std::string line;
+  std::getline(tsv, line);
+  BOOST_TEST(line == "file\texit_code\tmessage_fragment");
+  std::size_t rows = 0;
+  while (std::getline(tsv, line)) {
+    if (line.empty()) continue;
+    const auto f = split_tabs(line);
+    BOOST_REQUIRE_MESSAGE(f.size() == 3u, "bad row in expected.tsv: " << line);
+    ++rows;
+    BOOST_TEST_CONTEXT(f[0]) {
+      const std::string path = (dir / f[0]).string();
+      BOOST_REQUIRE(fs::exists(path));
+      const Run r = verify({"--exact", path});
+      BOOST_TEST(r.code == std::stoi(f[1]), describe(r));
+      BOOST_TEST(r.err.find(f[2]) != std::string::npos, "stderr lacks \"" << f[2] << "\": " << r.err);
+      BOOST_TEST(r.err.find(path) != std::string::npos, "stderr names the file: " << r.err);
+      BOOST_TEST(r.out.empty(), r.out);
+    }
+  }
+  BOOST_TEST(rows >= 10u);
+}
+
+BOOST_AUTO_TEST_CASE(usage_errors_exit_2) {
+  const std::string ok = dataset("tiny-d2.json");
+  struct Case {
+    std::vector<std::string> args;
+    std::string fragment;  // expected in stderr ("" = anything non-empty)
+  };
+  const std::string missing = (scratch() / "no-such-dataset.json").string();
+  const std::vector<Case> cases = {
+      {{}, "dataset"},
+      {{"--no-such-option", ok}, "--no-such-option"},
+      {{"--tau", "1/10", ok}, "--tau needs --softmax"},
+      {{"--softmax", "--tau", "0", ok}, "positive"},
+      {{"--softmax", "--tau", "-1/2", ok}, "positive"},
+      {{"--softmax", "--tau", "abc", ok}, "abc"},
+      {{"--softmax", "--tau", "1/0", ok}, "1/0"},
+      {{"--exact", "--softmax", ok}, "excludes"},
+      {{missing}, missing},
+      {{"--pdf", ok}, "--pdf needs --report"},
+      {{"--softmax", "--precision", "3", ok}, "--precision 3"},
+      {{"--seed", "abc", ok}, "--seed"},
+      {{ok, ok}, ""},
+  };
+  for (const auto& c : cases) {
+    std::string shown;
+    for (const auto& a : c.args) shown += " " + a;
+    BOOST_TEST_CONTEXT("verify" << shown) {
+      const Run r = verify(c.args);
+      BOOST_TEST(r.code == 2, describe(r));
+      BOOST_TEST(!r.err.empty());
+      BOOST_TEST(r.err.find(c.fragment) != std::string::npos, "stderr lacks \"" << c.fragment << "\": " << r.err);
+    }
+  }
+}
+
+// ---- model files -----------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(saved_model_verifies_in_hardmax_and_at_small_tau) {
+  const std::string data = dataset("tiny-d2.json");
+  const fs::path m = saved_model("tiny-d2.json");
+  const json model = json::parse(read_file(m));
+  BOOST_TEST(model.at("dimension") == 2);
+  BOOST_TEST(model.at("blocks").is_array());
+
+  const Run built = verify({"--json", data});
+  const Run h = verify({"--json", "--model", m.string(), data});
+  BOOST_TEST_REQUIRE(h.code == 0, describe(h));
+  const json jh = parse_json_output(h);
+  BOOST_TEST(jh["verified"].get<bool>());
+  BOOST_TEST(jh["model"] == m.string());
+  BOOST_TEST(jh["seed"].is_null());  // a user's model has no generic choices
+  const json jb = parse_json_output(built);
+  for (const char* k : {"blocks", "width", "params", "param_norm_sq"}) BOOST_TEST(jh[k] == jb[k], k);
+  BOOST_TEST(jh["blocks"].get<std::size_t>() == model["blocks"].size());
+
+  const Run s = verify({"--softmax", "--tau", "1/1000", "--json", "--model", m.string(), data});
+  BOOST_TEST_REQUIRE(s.code == 0, describe(s));
+  const json js = parse_json_output(s);
+  BOOST_TEST(js["setting"] == "softmax");
+  BOOST_TEST(js["verified"].get<bool>());
+  BOOST_TEST(rational_field(js, "tau_checked") == Rational(1, 1000));
+  BOOST_TEST(js["tau_star_lower"].is_null());
+
+  // same model, saved with --softmax: identical file (the model does not depend on the setting)
+  const fs::path m2 = scratch_file("model-softmax.json");
+  const Run s2 = verify({"--softmax", "--save-model", m2.string(), data});
+  BOOST_TEST(s2.code == 0);
+  BOOST_TEST(read_file(m2) == read_file(m));
+}
+
+BOOST_AUTO_TEST_CASE(softmax_model_without_tau_exits_2) {
+  const fs::path m = saved_model("tiny-d2.json");
+  const Run r = verify({"--softmax", "--model", m.string(), dataset("tiny-d2.json")});
+  BOOST_TEST(r.code == 2, describe(r));
+  BOOST_TEST(r.err.find("--tau") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(model_of_another_dimension_exits_2) {
+  const fs::path m3 = saved_model("mixed-d3.json");  // d = 3
+  const Run r = verify({"--model", m3.string(), dataset("tiny-d2.json")});
+  BOOST_TEST(r.code == 2, describe(r));
+  BOOST_TEST(r.err.find(m3.string()) != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("dimension") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(perturbed_model_is_not_verified) {
+  const fs::path m = saved_model("tiny-d2.json");
+  const json model = json::parse(read_file(m));
+  for (const char* delta : {"1", "1/1000000000000000000000000000000"}) {
+    BOOST_TEST_CONTEXT("W[1][1] of the last block + " << delta) {
+      json bad = model;
+      auto& w = bad.at("blocks").back().at("feed_forward").at("W").at(0).at(0);
+      const Rational changed = *parse_rational(w.get<std::string>()) + *parse_rational(delta);
+      w = to_string(changed);
+      const fs::path p = scratch_file("perturbed.json");
+      write_file(p, bad.dump(1));
+      const Run r = verify({"--model", p.string(), dataset("tiny-d2.json")});
+      BOOST_TEST(r.code == 1, describe(r));
+      BOOST_TEST(r.out.find("NOT VERIFIED") != std::string::npos);
+      const Run rj = verify({"--json", "--model", p.string(), dataset("tiny-d2.json")});
+      BOOST_TEST(rj.code == 1);
+      const json j = parse_json_output(rj);
+      BOOST_TEST(!j["verified"].get<bool>());
+      bool some_sequence_differs = false;
+      for (const auto& q : j["sequences"]) some_sequence_differs |= !q["matches"].get<bool>();
+      BOOST_TEST(some_sequence_differs);
+    }
+  }
+  // an empty model is the identity map: not an interpolation of tiny-d2
+  json empty = model;
+  empty["blocks"] = json::array();
+  const fs::path p = scratch_file("empty-model.json");
+  write_file(p, empty.dump());
+  const Run r = verify({"--model", p.string(), dataset("tiny-d2.json")});
+  BOOST_TEST(r.code == 1, describe(r));
+}
+
+BOOST_AUTO_TEST_CASE(malformed_model_files_exit_2_naming_the_file) {
+  const fs::path m = saved_model("tiny-d2.json");
+  const std::string text = read_file(m);
+  const json model = json::parse(text);
+  struct Case {
+    std::string name, content, fragment;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"truncated.json", text.substr(0, text.size() / 2), "malformed JSON"});
+  cases.push_back({"empty.json", "", "malformed JSON"});
+  cases.push_back({"array.json", "[]", "expected an object"});
+  {
+    json j = model;
+    j.erase("blocks");
+    cases.push_back({"no-blocks.json", j.dump(), "missing key \"blocks\""});
+  }
+  {
+    json j = model;
+    j.erase("dimension");
+    cases.push_back({"no-dimension.json", j.dump(), "dimension"});
+  }
+  {
+    json j = model;
+    j["blocks"][0]["feed_forward"]["eta"] = "half";
+    cases.push_back({"non-rational.json", j.dump(), "\"half\" is not an exact rational"});
+  }
+  {
+    json j = model;
+    j["blocks"][0]["feed_forward"]["eta"] = "1/0";
+    cases.push_back({"zero-denominator.json", j.dump(), "block 1 feed_forward.eta"});
+  }
+  {
+    json j = model;
+    j["blocks"][0]["feed_forward"]["W"].erase(0);
+    cases.push_back({"short-W.json", j.dump(), "block 1 feed_forward.W"});
+  }
+  {
+    json j = model;
+    j["blocks"][1]["attention"].erase("rho");
+    cases.push_back({"no-rho.json", j.dump(), "block 2"});
+  }
+  {
+    json j = model;
+    j["blocks"][0]["feed_forward"]["U"][0].push_back("1");
+    cases.push_back({"long-U-row.json", j.dump(), "block 1 feed_forward.U row 1"});
+  }
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      const fs::path p = scratch_file(c.name);
+      write_file(p, c.content);
+      const Run r = verify({"--model", p.string(), dataset("tiny-d2.json")});
+      BOOST_TEST(r.code == 2, describe(r));
+      BOOST_TEST(r.err.find(p.string()) != std::string::npos, "stderr names the file: " << r.err);
+      BOOST_TEST(r.err.find(c.fragment) != std::string::npos, "stderr lacks \"" << c.fragment << "\": " << r.err);
+      BOOST_TEST(r.out.empty());
+    }
+  }
+  const std::string missing = scratch_file("no-such-model.json").string();
+  const Run r = verify({"--model", missing, dataset("tiny-d2.json")});
+  BOOST_TEST(r.code == 2, describe(r));
+  BOOST_TEST(r.err.find(missing) != std::string::npos, r.err);
+}
+
+// ---- seeds -----------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(seed_is_reported_and_runs_are_deterministic) {
+  const std::string data = dataset("equal-means.json");
+  const Run a = verify({"--seed", "7", "--json", data}), b = verify({"--seed", "7", "--json", data});
+  BOOST_TEST_REQUIRE(a.code == 0, describe(a));
+  BOOST_TEST(b.code == 0);
+  const json ja = parse_json_output(a);
+  BOOST_TEST(ja["seed"] == 7);
+  BOOST_TEST(a.out == b.out);  // byte-identical
+  expect_hardmax_summary(ja, shape_of(data));
+
+  const Run sa = verify({"--softmax", "--seed", "7", "--json", data}), sb = verify({"--softmax", "--seed", "7", "--json", data});
+  BOOST_TEST(sa.code == 0);
+  BOOST_TEST(parse_json_output(sa)["seed"] == 7);
+  BOOST_TEST(sa.out == sb.out);
+
+  // another seed is reported as such and still verifies
+  const Run c = verify({"--seed", "123456789", "--json", data});
+  BOOST_TEST(c.code == 0);
+  BOOST_TEST(parse_json_output(c)["seed"] == 123456789u);
+
+  // saved models are a function of the seed
+  const fs::path m1 = scratch_file("seed7-a.json"), m2 = scratch_file("seed7-b.json");
+  BOOST_TEST(verify({"--seed", "7", "--save-model", m1.string(), data}).code == 0);
+  BOOST_TEST(verify({"--seed", "7", "--save-model", m2.string(), data}).code == 0);
+  BOOST_TEST(read_file(m1) == read_file(m2));
+}
+
+// ---- odds and ends ---------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(duplicate_pairs_are_merged_and_counted_once) {
+  const std::string f = cli_data("duplicate-pairs.json");
+  const Run r = verify({"--json", f});
+  BOOST_TEST_REQUIRE(r.code == 0, describe(r));
+  const json j = parse_json_output(r);
+  Shape s;  // after merging pairs 1 and 2
+  s.N = 2;
+  s.d = 2;
+  s.sum_m = 2;
+  expect_hardmax_summary(j, s);
+  BOOST_TEST(j["checks"][0]["detail"].get<std::string>().find("pair 2 repeats pair 1") != std::string::npos,
+             j["checks"][0]["detail"]);
+  const Run so = verify({"--softmax", "--json", f});
+  BOOST_TEST_REQUIRE(so.code == 0, describe(so));
+  expect_softmax_summary(parse_json_output(so), s);
+}
+
+BOOST_AUTO_TEST_CASE(help_and_version_exit_0) {
+  const Run h = verify({"--help"});
+  BOOST_TEST(h.code == 0);
+  BOOST_TEST(h.out.find("Exit codes: 0 verified, 1 not verified, 2 bad input") != std::string::npos, h.out);
+  const Run v = verify({"--version"});
+  BOOST_TEST(v.code == 0);
+  BOOST_TEST(v.out.find(SEQI_VERSION) != std::string::npos, v.out);
+}
+
+BOOST_AUTO_TEST_CASE(save_model_to_an_unwritable_path_exits_2) {
+  const std::string p = (scratch() / "no-such-dir" / "m.json").string();
+  const Run r = verify({"--save-model", p, dataset("single.json")});
+  BOOST_TEST(r.code == 2, describe(r));
+  BOOST_TEST(r.err.find(p) != std::string::npos, r.err);
+}
+
+// A seed outside 0..2^64-1 is a usage error, never silently wrapped or saturated.
+BOOST_AUTO_TEST_CASE(out_of_range_seed_is_a_usage_error) {
+  for (const char* seed : {"-1", "18446744073709551616"}) {
+    BOOST_TEST_CONTEXT("--seed " << seed) {
+      const Run r = verify({"--seed", seed, "--json", dataset("single.json")});
+      BOOST_TEST(r.code == 2, describe(r));
+    }
+  }
+  const Run max = verify({"--seed", "18446744073709551615", "--json", dataset("single.json")});
+  BOOST_TEST(max.code == 0);
+  BOOST_TEST(parse_json_output(max)["seed"] == 18446744073709551615ull);
+}
