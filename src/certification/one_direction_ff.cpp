@@ -3,7 +3,7 @@
 namespace seqi {
 namespace {
 
-// Slope and offset of x -> sum_{i active} W_i (slope_i t + b_i) vanish (exact).
+// Slope and offset of t -> sum_{i active} W_i (slope_i t + b_i) vanish (exact).
 bool pattern_is_zero(const FeedForward<Rational>& ff, const std::vector<Rational>& slope,
                      const std::vector<bool>& active) {
   Point s = Point::Zero(ff.W.rows()), c = Point::Zero(ff.W.rows());
@@ -17,8 +17,7 @@ bool pattern_is_zero(const FeedForward<Rational>& ff, const std::vector<Rational
 
 }  // namespace
 
-std::optional<OneDirectionForm> identity_outside_breakpoints(const FeedForward<Rational>& ff) {
-  if (ff.eta != 1 || ff.U.rows() == 0) return std::nullopt;
+std::optional<OneDirectionForm> one_direction_form(const FeedForward<Rational>& ff) {
   const Eigen::Index w = ff.U.rows(), d = ff.U.cols();
   Eigen::Index lead_row = -1, pivot = -1;
   for (Eigen::Index i = 0; i < w && lead_row < 0; ++i)
@@ -29,8 +28,7 @@ std::optional<OneDirectionForm> identity_outside_breakpoints(const FeedForward<R
         break;
       }
   if (lead_row < 0) return std::nullopt;
-  OneDirectionForm form{ff.U.row(lead_row).transpose(), {}, 0, 0};
-  bool have_breakpoint = false;
+  OneDirectionForm form{ff.U.row(lead_row).transpose(), {}, 0, 0, false, false};
   std::vector<bool> left(w), right(w);
   for (Eigen::Index i = 0; i < w; ++i) {
     Rational u = ff.U(i, pivot) / form.r[pivot];
@@ -42,14 +40,30 @@ std::optional<OneDirectionForm> identity_outside_breakpoints(const FeedForward<R
     right[i] = u > 0 || (u == 0 && ff.b[i] > 0);
     if (u == 0) continue;
     Rational beta = -ff.b[i] / u;
-    if (!have_breakpoint || beta < form.lo) form.lo = beta;
-    if (!have_breakpoint || beta > form.hi) form.hi = beta;
-    have_breakpoint = true;
+    if (!form.has_breakpoint || beta < form.lo) form.lo = beta;
+    if (!form.has_breakpoint || beta > form.hi) form.hi = beta;
+    form.has_breakpoint = true;
   }
-  if (!have_breakpoint) return std::nullopt;
-  if (!pattern_is_zero(ff, form.slope, left) || !pattern_is_zero(ff, form.slope, right))
-    return std::nullopt;
+  form.identity_outside = ff.eta == 1 && form.has_breakpoint && pattern_is_zero(ff, form.slope, left) &&
+                          pattern_is_zero(ff, form.slope, right);
   return form;
+}
+
+std::optional<OneDirectionForm> identity_outside_breakpoints(const FeedForward<Rational>& ff) {
+  auto form = one_direction_form(ff);
+  if (!form || !form->identity_outside) return std::nullopt;
+  return form;
+}
+
+Point apply_one_direction(const FeedForward<Rational>& ff, const OneDirectionForm& form, const Point& x,
+                          const Rational& t) {
+  Point y = ff.eta == 1 ? x : Point(x * ff.eta);
+  for (std::size_t i = 0; i < form.slope.size(); ++i) {
+    const auto k = static_cast<Eigen::Index>(i);
+    const Rational pre = form.slope[i] * t + ff.b[k];
+    if (pre > 0) y += ff.W.col(k) * pre;
+  }
+  return y;
 }
 
 }  // namespace seqi

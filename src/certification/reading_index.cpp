@@ -29,6 +29,13 @@ void ReadingIndex::set(std::size_t i, const Rational& rlo, const Rational& rhi) 
   by_lo_.emplace(rlo, i);
 }
 
+std::vector<std::size_t> ReadingIndex::all() const {
+  std::vector<std::size_t> out;
+  out.reserve(by_lo_.size());
+  for (const auto& [t, i] : by_lo_) out.push_back(i);
+  return out;
+}
+
 std::vector<std::size_t> ReadingIndex::meeting(const Rational& lo, const Rational& hi) const {
   std::vector<std::size_t> out;
   // rlo < hi and rhi > lo; rhi <= rlo + max_width, so rlo > lo - max_width.

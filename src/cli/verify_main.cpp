@@ -1,11 +1,13 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
 
 #include "seqi/cli/run.hpp"
 
 namespace seqi {
 
 int verify_main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "import") return run_import(argc - 1, argv + 1);
   CLI::App app{"verify: build and certify a transformer that interpolates a dataset exactly "
                "(Alcalde, Fantuzzi, Zuazua, Thm 1.6 hardmax / Thm 1.8 softmax).\n"
                "Exit codes: 0 verified, 1 not verified, 2 bad input or usage."};

@@ -39,6 +39,8 @@ class ExactForward {
   const ForwardStats& stats() const { return stats_; }
 
  private:
+  void ensure_index(const Point& r);
+
   TokenState state_;
   ForwardStats stats_;
   ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction

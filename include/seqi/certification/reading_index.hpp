@@ -20,7 +20,11 @@ class ReadingIndex {
   void reset(const Point& r, std::size_t count);
   // Sets (or moves) token i to the reading interval [rlo, rhi], rlo <= rhi.
   void set(std::size_t i, const Rational& rlo, const Rational& rhi);
-  // Tokens whose reading interval meets the open interval (lo, hi).
+  // Every token, in reading order.
+  std::vector<std::size_t> all() const;
+  // Lower end of token i's reading.
+  const Rational& reading(std::size_t i) const { return lo_[i]; }
+  // Tokens whose reading interval meets the open interval (lo, hi), in reading order.
   std::vector<std::size_t> meeting(const Rational& lo, const Rational& hi) const;
 
  private:

@@ -26,6 +26,9 @@ enum ExitCode { kVerified = 0, kNotVerified = 1, kBadInput = 2 };
 // Runs a verification and prints the summary; returns the exit code.
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err);
 
+// `verify import ...`: builds a dataset file from Fashion-MNIST or .npy arrays (argv[0] = "import").
+int run_import(int argc, char** argv);
+
 // Parses argv and dispatches (verify, import); returns the exit code.
 int verify_main(int argc, char** argv);
 

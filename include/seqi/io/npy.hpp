@@ -1,0 +1,42 @@
+// Reader for NumPy .npy files (format versions 1.0, 2.0 and 3.0), without NumPy, and exact
+// conversions of binary floats to rationals.
+//
+// Supported element types ("descr"): floats '<f2' '<f4' '<f8' (and '>' big-endian), signed
+// integers '<i1' .. '<i8', unsigned '|u1' '<u2' .. '<u8' (any byte order prefix '<' '>' '|'
+// '=' that is meaningful for the size). Only "fortran_order": False (C order). Every value
+// becomes the exact rational it denotes: a float m * 2^e is read as exactly m * 2^e, never
+// rounded to a decimal.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seqi/io/dataset.hpp"
+#include "seqi/numbers/rational.hpp"
+
+namespace seqi {
+
+struct NpyArray {
+  std::vector<std::size_t> shape;  // C order; empty for a 0-d array (one value)
+  std::vector<Rational> values;    // product(shape) values in C order
+  std::string descr;               // the dtype as written in the header, e.g. "<f4"
+};
+
+// Files larger than this are refused before reading.
+inline constexpr std::uintmax_t kMaxNpyFileBytes = std::uintmax_t{1} << 30;  // 1 GiB
+
+// Throws InputError naming `path` on: a missing or unreadable file, a wrong magic, an
+// unsupported format version, a malformed header, an unsupported dtype (e.g. complex '<c8',
+// structured or object arrays), fortran_order True, truncated data or trailing bytes, and
+// NaN or infinite values (naming the flat index and the multi-index of the first one).
+NpyArray read_npy(const std::string& path);
+
+// The exact value of x: m * 2^e with integers m, e (subnormals included; -0 gives 0).
+// Throw InputError on NaN and infinities.
+Rational exact_rational_of_double(double x);
+Rational exact_rational_of_float(float x);
+// IEEE 754 binary16 given by its bit pattern (for '<f2').
+Rational exact_rational_of_half(std::uint16_t bits);
+
+}  // namespace seqi

@@ -1,0 +1,309 @@
+#include "seqi/io/import_datasets.hpp"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+#include "seqi/construction/generic_choice.hpp"
+#include "seqi/io/hypotheses.hpp"
+#include "seqi/io/idx.hpp"
+#include "seqi/io/npy.hpp"
+
+namespace seqi {
+namespace {
+
+// Uniform integer in [0, bound) without modulo bias; bound >= 1.
+std::uint64_t uniform_below(Rng& rng, std::uint64_t bound) {
+  const std::uint64_t limit = std::numeric_limits<std::uint64_t>::max() -
+                              std::numeric_limits<std::uint64_t>::max() % bound;
+  std::uint64_t x;
+  do x = rng.next();
+  while (x >= limit);
+  return x % bound;
+}
+
+// Per-image generator for the inpainting mask: depends only on (seed, image).
+Rng image_rng(std::uint64_t seed, std::uint64_t image) {
+  Rng mix(seed ^ 0x6A09E667F3BCC909ull);
+  Rng r(mix.next() ^ (image * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull));
+  r.next();
+  return r;
+}
+
+std::string list_indices(const std::vector<std::size_t>& v) {
+  std::string s;
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+  return s;
+}
+
+struct PatchGrid {
+  std::size_t p, rows, cols, grid_rows, grid_cols;
+  std::size_t patches() const { return grid_rows * grid_cols; }
+  int dimension() const { return static_cast<int>(p * p + 2); }
+};
+
+}  // namespace
+
+Dataset import_fashion_mnist(const std::string& images_idx, const std::string& labels_idx, std::size_t patch,
+                             std::size_t count, const std::string& task, std::size_t mask, std::uint64_t seed) {
+  const bool classify = task == "classify";
+  if (!classify && task != "inpaint")
+    throw InputError("--task " + task + ": unknown task; use \"classify\" or \"inpaint\".");
+  if (classify && mask != 0)
+    throw InputError("--mask " + std::to_string(mask) + ": the mask applies to --task inpaint only.");
+  if (!classify && mask == 0)
+    throw InputError("--task inpaint needs --mask K >= 1 (the number of patches removed from each image).");
+  if (count == 0) throw InputError("--count 0: import at least one image.");
+  if (patch == 0) throw InputError("--patch 0: the patch side must be at least 1.");
+
+  const IdxArray images = read_idx(images_idx);
+  if (images.dims.size() != 3)
+    throw InputError(images_idx + ": expected an IDX image file of rank 3 [count, rows, cols] (magic 0x00000803), "
+                     "got rank " + std::to_string(images.dims.size()) + ". Did you swap --images and --labels?");
+  const std::size_t total = images.dims[0];
+  PatchGrid g{patch, images.dims[1], images.dims[2], 0, 0};
+  if (g.rows % patch != 0 || g.cols % patch != 0)
+    throw InputError("--patch " + std::to_string(patch) + ": the patch side must divide the image size " +
+                     std::to_string(g.rows) + " x " + std::to_string(g.cols) +
+                     (g.rows == 28 && g.cols == 28 ? " (for 28: 1, 2, 4, 7, 14 or 28)." : "."));
+  g.grid_rows = g.rows / patch;
+  g.grid_cols = g.cols / patch;
+  if (!classify && 2 * mask > g.patches())
+    throw InputError("--mask " + std::to_string(mask) + ": an image has " + std::to_string(g.patches()) +
+                     " patches of side " + std::to_string(patch) + "; the output (" + std::to_string(mask) +
+                     " masked patches) may not outnumber the remaining input patches (H5: m <= n), so choose "
+                     "--mask <= " + std::to_string(g.patches() / 2) + ".");
+  if (count > total)
+    throw InputError(images_idx + ": --count " + std::to_string(count) + " exceeds the " + std::to_string(total) +
+                     " images in the file.");
+
+  IdxArray labels;
+  if (classify) {
+    labels = read_idx(labels_idx);
+    if (labels.dims.size() != 1)
+      throw InputError(labels_idx + ": expected an IDX label file of rank 1 [count] (magic 0x00000801), got rank " +
+                       std::to_string(labels.dims.size()) + ". Did you swap --images and --labels?");
+    if (labels.dims[0] != total)
+      throw InputError(labels_idx + ": has " + std::to_string(labels.dims[0]) + " labels but " + images_idx +
+                       " has " + std::to_string(total) + " images; give the label file of the same set.");
+  }
+
+  std::array<Rational, 256> pixel;
+  for (int k = 0; k < 256; ++k) pixel[static_cast<std::size_t>(k)] = Rational(k, 255);
+  const int d = g.dimension();
+  const std::size_t pp = patch * patch;
+  const std::size_t image_bytes = g.rows * g.cols;
+
+  // Token of patch q (row-major index over the grid) of image i; its bytes are appended to key.
+  auto token = [&](std::size_t i, std::size_t q, std::string& key) {
+    const std::size_t r = q / g.grid_cols, c = q % g.grid_cols;
+    Point t(d);
+    const std::uint8_t* img = images.data.data() + i * image_bytes;
+    key += static_cast<char>(q & 0xFF), key += static_cast<char>((q >> 8) & 0xFF);
+    key += static_cast<char>((q >> 16) & 0xFF);
+    for (std::size_t y = 0; y < patch; ++y)
+      for (std::size_t x = 0; x < patch; ++x) {
+        const std::uint8_t byte = img[(r * patch + y) * g.cols + c * patch + x];
+        t[static_cast<Eigen::Index>(y * patch + x)] = pixel[byte];
+        key += static_cast<char>(byte);
+      }
+    t[static_cast<Eigen::Index>(pp)] = Rational(static_cast<long>(r));
+    t[static_cast<Eigen::Index>(pp + 1)] = Rational(static_cast<long>(c));
+    return t;
+  };
+
+  Dataset data;
+  data.dimension = d;
+  data.name = "fashion-mnist task=" + task + " patch=" + std::to_string(patch) +
+              (classify ? std::string() : " mask=" + std::to_string(mask)) + " count=" + std::to_string(count) +
+              " seed=" + std::to_string(seed);
+
+  struct Taken {
+    std::size_t pair, image;
+    std::string output_key;
+  };
+  std::unordered_map<std::string, Taken> by_input;  // input-set key -> first image with it
+  std::vector<std::size_t> used;                    // image index of each pair
+  std::vector<std::string> skip_notes;
+  std::size_t repeats = 0, conflicts = 0;
+
+  // Lazy Fisher-Yates: order[0..k) are the images drawn so far.
+  std::vector<std::uint32_t> order(total);
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  Rng rng(seed);
+  std::vector<std::size_t> positions(g.patches());
+  for (std::size_t k = 0; k < total && data.pairs.size() < count; ++k) {
+    std::swap(order[k], order[k + uniform_below(rng, total - k)]);
+    const std::size_t i = order[k];
+
+    std::vector<bool> masked(g.patches(), false);
+    if (!classify) {
+      Rng r = image_rng(seed, i);
+      std::iota(positions.begin(), positions.end(), std::size_t{0});
+      for (std::size_t s = 0; s < mask; ++s) {
+        std::swap(positions[s], positions[s + uniform_below(r, positions.size() - s)]);
+        masked[positions[s]] = true;
+      }
+    }
+    SequencePair pair;
+    std::string in_key, out_key;
+    for (std::size_t q = 0; q < g.patches(); ++q)
+      (masked[q] ? pair.output : pair.input).push_back(token(i, q, masked[q] ? out_key : in_key));
+    if (classify) {
+      const std::uint8_t label = labels.data[i];
+      Point e = Point::Constant(d, Rational(0));
+      e[0] = Rational(static_cast<long>(label) + 1);
+      pair.output.push_back(std::move(e));
+      out_key = std::string(1, static_cast<char>(label));
+    }
+
+    auto [it, inserted] = by_input.try_emplace(std::move(in_key), Taken{data.pairs.size(), i, out_key});
+    if (!inserted) {
+      const Taken& first = it->second;
+      const bool same = first.output_key == out_key;
+      (same ? repeats : conflicts)++;
+      if (skip_notes.size() < 20) {
+        std::string what = same ? "and the same output: a repeat, skipped (H3)"
+                                : classify ? "but label " + std::to_string(labels.data[i]) + " instead of " +
+                                                 std::to_string(labels.data[first.image]) +
+                                                 ": conflicting duplicate, skipped (H3)"
+                                           : "but different masked patches: conflicting duplicate, skipped (H3)";
+        skip_notes.push_back("image " + std::to_string(i) + " has the same input set as image " +
+                             std::to_string(first.image) + " (pair " + std::to_string(first.pair + 1) + ") " + what +
+                             "; the next image in the seeded order was drawn instead");
+      }
+      continue;
+    }
+    used.push_back(i);
+    data.pairs.push_back(std::move(pair));
+  }
+
+  const std::string grid = std::to_string(g.grid_rows) + " x " + std::to_string(g.grid_cols);
+  data.notes.push_back("imported from " + images_idx + (classify ? " and " + labels_idx : std::string()) +
+                       " (" + std::to_string(total) + " images of " + std::to_string(g.rows) + " x " +
+                       std::to_string(g.cols) + ")");
+  data.notes.push_back("token = the " + std::to_string(pp) + " pixels k/255 of a " + std::to_string(patch) + " x " +
+                       std::to_string(patch) + " patch (row-major), then the patch row and column (0-based, grid " +
+                       grid + "); d = " + std::to_string(d));
+  data.notes.push_back(classify ? "output = one token: label + 1 in coordinate 1, zeros elsewhere"
+                                : "output = the " + std::to_string(mask) +
+                                      " masked patch tokens (removed from the input), chosen per image from the seed");
+  data.notes.insert(data.notes.end(), skip_notes.begin(), skip_notes.end());
+  if (repeats + conflicts > skip_notes.size())
+    data.notes.push_back(std::to_string(repeats + conflicts - skip_notes.size()) + " more duplicate images skipped");
+  if (repeats + conflicts)
+    data.notes.push_back("skipped " + std::to_string(repeats) + " repeated and " + std::to_string(conflicts) +
+                         " conflicting duplicate images (H3)");
+  if (data.pairs.size() < count)
+    data.notes.push_back("only " + std::to_string(data.pairs.size()) + " images with distinct input sets in " +
+                         images_idx + "; fewer pairs than --count " + std::to_string(count));
+  data.notes.push_back("images (0-based indices into " + std::filesystem::path(images_idx).filename().string() +
+                       ", in pair order): " + list_indices(used));
+  check_hypotheses(data, images_idx);
+  return data;
+}
+
+// ---------------------------------------------------------------- npy
+
+namespace {
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+// The n_j of a lengths file: 1-D, positive integers.
+std::vector<std::size_t> read_lengths(const std::string& path) {
+  NpyArray a = read_npy(path);
+  if (a.shape.size() != 1)
+    throw InputError(path + ": a lengths array must be 1-D [N], got shape " + shape_text(a.shape) + ".");
+  std::vector<std::size_t> out(a.values.size());
+  for (std::size_t j = 0; j < a.values.size(); ++j) {
+    const Rational& v = a.values[j];
+    if (denominator(v) != 1 || v < 1 || v > Rational(std::numeric_limits<long>::max()))
+      throw InputError(path + ": length " + std::to_string(j) + " is " + to_string(v) +
+                       "; every sequence length must be a positive integer.");
+    out[j] = static_cast<std::size_t>(numerator(v).convert_to<long>());
+  }
+  return out;
+}
+
+// Splits a [T, d] array by lengths, or a [N, n, d] array evenly; `what` is "input"/"output".
+std::vector<Sequence> split(const NpyArray& a, const std::string& path, const std::string& lengths_path,
+                            const char* flag, std::size_t& d) {
+  std::vector<std::size_t> lengths;
+  if (lengths_path.empty()) {
+    if (a.shape.size() != 3)
+      throw InputError(path + ": without " + flag + " the array must be 3-D [N, n, d], got shape " +
+                       shape_text(a.shape) + ". For ragged sequences give a 2-D [total, d] array and " + flag +
+                       " FILE.npy.");
+    lengths.assign(a.shape[0], a.shape[1]);
+    d = a.shape[2];
+  } else {
+    if (a.shape.size() != 2)
+      throw InputError(path + ": with " + flag + " the array must be 2-D [total_tokens, d], got shape " +
+                       shape_text(a.shape) + ".");
+    lengths = read_lengths(lengths_path);
+    d = a.shape[1];
+    std::size_t sum = 0;
+    for (std::size_t n : lengths) sum += n;
+    if (sum != a.shape[0])
+      throw InputError(lengths_path + ": the lengths sum to " + std::to_string(sum) + " but " + path + " has " +
+                       std::to_string(a.shape[0]) + " rows (tokens); they must be equal.");
+  }
+  if (d < 2)
+    throw InputError(path + ": tokens have d = " + std::to_string(d) +
+                     " coordinates, but the theorem needs d >= 2 (H4). Append a zero column.");
+  std::vector<Sequence> seqs(lengths.size());
+  std::size_t row = 0;
+  for (std::size_t j = 0; j < lengths.size(); ++j)
+    for (std::size_t t = 0; t < lengths[j]; ++t, ++row) {
+      Point p(static_cast<Eigen::Index>(d));
+      for (std::size_t k = 0; k < d; ++k) p[static_cast<Eigen::Index>(k)] = a.values[row * d + k];
+      seqs[j].push_back(std::move(p));
+    }
+  return seqs;
+}
+
+}  // namespace
+
+Dataset import_npy(const std::string& inputs, const std::string& lengths, const std::string& outputs,
+                   const std::string& output_lengths) {
+  std::size_t d_in = 0, d_out = 0;
+  std::vector<Sequence> xs, ys;
+  {
+    const NpyArray x = read_npy(inputs);
+    xs = split(x, inputs, lengths, "--lengths", d_in);
+  }
+  {
+    const NpyArray y = read_npy(outputs);
+    ys = split(y, outputs, output_lengths, "--output-lengths", d_out);
+  }
+  if (d_in != d_out)
+    throw InputError(outputs + ": output tokens have d = " + std::to_string(d_out) + " coordinates but the inputs in " +
+                     inputs + " have d = " + std::to_string(d_in) + "; both must have the same dimension.");
+  if (xs.size() != ys.size())
+    throw InputError(outputs + ": " + std::to_string(ys.size()) + " output sequences but " + inputs + " has " +
+                     std::to_string(xs.size()) + " input sequences; give one output per input.");
+  if (d_in > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw InputError(inputs + ": the dimension " + std::to_string(d_in) + " is too large.");
+  Dataset data;
+  data.name = std::filesystem::path(inputs).stem().string();
+  data.dimension = static_cast<int>(d_in);
+  data.pairs.resize(xs.size());
+  for (std::size_t j = 0; j < xs.size(); ++j) {
+    data.pairs[j].input = std::move(xs[j]);
+    data.pairs[j].output = std::move(ys[j]);
+  }
+  data.notes.push_back("imported from " + inputs + (lengths.empty() ? std::string() : " (lengths " + lengths + ")") +
+                       " and " + outputs +
+                       (output_lengths.empty() ? std::string() : " (lengths " + output_lengths + ")"));
+  check_hypotheses(data, inputs);
+  return data;
+}
+
+}  // namespace seqi

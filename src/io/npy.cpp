@@ -1,0 +1,384 @@
+#include "seqi/io/npy.hpp"
+
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace seqi {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& message) {
+  throw InputError(path + ": " + message);
+}
+
+// m * 2^e exactly.
+Rational scaled_power_of_two(std::uint64_t m, int e) {
+  Integer num(m);
+  if (e >= 0) return Rational(Integer(num << e));
+  return Rational(num) / Rational(Integer(Integer(1) << -e));
+}
+
+// "NaN", "+infinity" or "-infinity" for those bit patterns, else nullptr.
+const char* nonfinite(std::uint64_t bits, int mant_bits, int exp_bits) {
+  const std::uint64_t mant = bits & ((std::uint64_t{1} << mant_bits) - 1);
+  const std::uint64_t exp_field = (bits >> mant_bits) & ((std::uint64_t{1} << exp_bits) - 1);
+  if (exp_field != (std::uint64_t{1} << exp_bits) - 1) return nullptr;
+  if (mant) return "NaN";
+  return (bits >> (mant_bits + exp_bits)) & 1 ? "-infinity" : "+infinity";
+}
+
+// An IEEE binary float with `mant_bits` stored mantissa bits and `exp_bits` exponent bits,
+// given by its bit pattern.
+Rational exact_of_bits(std::uint64_t bits, int mant_bits, int exp_bits, const char* type) {
+  const std::uint64_t mant = bits & ((std::uint64_t{1} << mant_bits) - 1);
+  const std::uint64_t exp_field = (bits >> mant_bits) & ((std::uint64_t{1} << exp_bits) - 1);
+  const bool negative = (bits >> (mant_bits + exp_bits)) & 1;
+  const int bias = (1 << (exp_bits - 1)) - 1;
+  if (const char* name = nonfinite(bits, mant_bits, exp_bits))
+    throw InputError(std::string("cannot convert ") + name + " (" + type +
+                     ") to a rational: only finite numbers are rational");
+  Rational r;
+  if (exp_field == 0)  // zero or subnormal: mant * 2^(1 - bias - mant_bits)
+    r = scaled_power_of_two(mant, 1 - bias - mant_bits);
+  else
+    r = scaled_power_of_two(mant | (std::uint64_t{1} << mant_bits),
+                            static_cast<int>(exp_field) - bias - mant_bits);
+  return negative ? Rational(-r) : r;  // -0 becomes 0
+}
+
+// ---------------------------------------------------------------- header
+
+struct Header {
+  std::string descr;
+  bool structured = false;  // descr was a list (structured dtype)
+  bool fortran_order = false;
+  std::vector<std::size_t> shape;
+};
+
+// Parses the Python dict literal of a .npy header:
+//   {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, const std::string& path) : s_(text), path_(path) {}
+
+  Header parse() {
+    Header h;
+    bool seen_descr = false, seen_fortran = false, seen_shape = false;
+    skip_ws();
+    expect('{');
+    while (true) {
+      skip_ws();
+      if (peek() == '}') { ++i_; break; }
+      const std::string key = string_literal();
+      skip_ws();
+      expect(':');
+      skip_ws();
+      if (key == "descr") {
+        if (peek() == '[') {
+          const std::size_t start = i_;
+          skip_balanced();
+          h.descr = std::string(s_.substr(start, i_ - start));
+          h.structured = true;
+        } else {
+          h.descr = string_literal();
+        }
+        seen_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran_order = boolean();
+        seen_fortran = true;
+      } else if (key == "shape") {
+        h.shape = tuple();
+        seen_shape = true;
+      } else {
+        error("unexpected key '" + key + "' (a .npy header has exactly 'descr', 'fortran_order' and 'shape')");
+      }
+      skip_ws();
+      if (peek() == ',') { ++i_; continue; }
+      skip_ws();
+      expect('}');
+      break;
+    }
+    skip_ws();
+    if (i_ != s_.size()) error("unexpected text after the closing '}'");
+    if (!seen_descr || !seen_fortran || !seen_shape)
+      error(std::string("missing key '") + (!seen_descr ? "descr" : !seen_fortran ? "fortran_order" : "shape") + "'");
+    return h;
+  }
+
+ private:
+  [[noreturn]] void error(const std::string& what) const {
+    std::string shown(s_.substr(0, 120));
+    while (!shown.empty() && (shown.back() == '\n' || shown.back() == ' ')) shown.pop_back();
+    fail(path_, "malformed .npy header at character " + std::to_string(i_ + 1) + ": " + what +
+                    ". Header: " + shown + ". Write the file with numpy.save.");
+  }
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  void skip_ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+  }
+  void expect(char c) {
+    if (peek() != c) error(std::string("expected '") + c + "'");
+    ++i_;
+  }
+  std::string string_literal() {
+    const char q = peek();
+    if (q != '\'' && q != '"') error("expected a quoted string");
+    ++i_;
+    std::string out;
+    while (i_ < s_.size() && s_[i_] != q) {
+      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
+      out += s_[i_++];
+    }
+    if (i_ >= s_.size()) error("unterminated string");
+    ++i_;
+    return out;
+  }
+  bool boolean() {
+    if (s_.substr(i_, 4) == "True") { i_ += 4; return true; }
+    if (s_.substr(i_, 5) == "False") { i_ += 5; return false; }
+    error("expected True or False");
+  }
+  std::vector<std::size_t> tuple() {
+    expect('(');
+    std::vector<std::size_t> dims;
+    while (true) {
+      skip_ws();
+      if (peek() == ')') { ++i_; break; }
+      if (peek() < '0' || peek() > '9') error("expected a non-negative integer dimension");
+      std::size_t v = 0;
+      while (peek() >= '0' && peek() <= '9') {
+        const std::size_t digit = static_cast<std::size_t>(peek() - '0');
+        if (v > (std::numeric_limits<std::size_t>::max() - digit) / 10) error("dimension too large");
+        v = v * 10 + digit;
+        ++i_;
+      }
+      if (peek() == 'L') ++i_;  // Python 2 long literal
+      dims.push_back(v);
+      skip_ws();
+      if (peek() == ',') { ++i_; continue; }
+      skip_ws();
+      expect(')');
+      break;
+    }
+    return dims;
+  }
+  void skip_balanced() {
+    int depth = 0;
+    do {
+      const char c = peek();
+      if (c == '\0') error("unbalanced brackets");
+      if (c == '\'' || c == '"') { string_literal(); continue; }
+      if (c == '[' || c == '(') ++depth;
+      if (c == ']' || c == ')') --depth;
+      ++i_;
+    } while (depth > 0);
+  }
+
+  std::string_view s_;
+  const std::string& path_;
+  std::size_t i_ = 0;
+};
+
+// ---------------------------------------------------------------- dtype
+
+struct DType {
+  char kind = 0;     // 'f', 'i', 'u', 'b'
+  int size = 0;      // bytes
+  bool big = false;  // big-endian storage
+};
+
+DType parse_dtype(const Header& h, const std::string& path) {
+  const std::string supported =
+      "Supported: '<f2' '<f4' '<f8', '<i1' '<i2' '<i4' '<i8', '|u1' '<u2' '<u4' '<u8', '|b1' "
+      "(also big-endian '>'). Convert the array, e.g. numpy.save(path, x.astype(numpy.float64)).";
+  if (h.structured)
+    fail(path, "unsupported dtype " + h.descr + " (a structured array). " + supported);
+  std::string d = h.descr;
+  DType t;
+  char order = '=';
+  if (!d.empty() && (d[0] == '<' || d[0] == '>' || d[0] == '|' || d[0] == '=')) order = d[0], d = d.substr(1);
+  auto unsupported = [&](const std::string& why) {
+    fail(path, "unsupported dtype '" + h.descr + "' (" + why + "). " + supported);
+  };
+  if (d.size() < 2) unsupported("not a numeric type");
+  t.kind = d[0];
+  const std::string digits = d.substr(1);
+  if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 2)
+    unsupported("not a plain numeric type");
+  t.size = std::stoi(digits);
+  switch (t.kind) {
+    case 'f':
+      if (t.size != 2 && t.size != 4 && t.size != 8) unsupported(std::to_string(8 * t.size) + "-bit floats");
+      break;
+    case 'i':
+    case 'u':
+      if (t.size != 1 && t.size != 2 && t.size != 4 && t.size != 8) unsupported("integer size " + digits);
+      break;
+    case 'b':
+      if (t.size != 1) unsupported("boolean size " + digits);
+      break;
+    case 'c': unsupported("complex numbers"); break;
+    case 'O': unsupported("Python objects"); break;
+    case 'S': case 'a': case 'U': unsupported("strings"); break;
+    case 'M': case 'm': unsupported("dates or time deltas"); break;
+    default: unsupported("unknown type code '" + std::string(1, t.kind) + "'");
+  }
+  if (order == '|' && t.size > 1) unsupported("byte order '|' for a multi-byte type");
+  t.big = order == '>' || (order == '=' && std::endian::native == std::endian::big);
+  return t;
+}
+
+std::uint64_t load(const unsigned char* p, int size, bool big) {
+  std::uint64_t v = 0;
+  for (int k = 0; k < size; ++k) {
+    const int byte = big ? k : size - 1 - k;
+    v = (v << 8) | p[byte];
+  }
+  return v;
+}
+
+std::string shape_text(const std::vector<std::size_t>& shape) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+std::string multi_index(std::size_t flat, const std::vector<std::size_t>& shape) {
+  std::vector<std::size_t> idx(shape.size());
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    idx[k] = shape[k] ? flat % shape[k] : 0;
+    flat = shape[k] ? flat / shape[k] : 0;
+  }
+  std::string s = "[";
+  for (std::size_t k = 0; k < idx.size(); ++k) s += (k ? ", " : "") + std::to_string(idx[k]);
+  return s + "]";
+}
+
+}  // namespace
+
+Rational exact_rational_of_double(double x) {
+  return exact_of_bits(std::bit_cast<std::uint64_t>(x), 52, 11, "double");
+}
+
+Rational exact_rational_of_float(float x) {
+  return exact_of_bits(std::bit_cast<std::uint32_t>(x), 23, 8, "float");
+}
+
+Rational exact_rational_of_half(std::uint16_t bits) { return exact_of_bits(bits, 10, 5, "half"); }
+
+NpyArray read_npy(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found)
+    fail(path, "the .npy file does not exist. Check the path.");
+  if (fs::is_directory(status)) fail(path, "is a directory, not a .npy file.");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file)
+    fail(path, std::string("cannot open the .npy file (") + std::strerror(errno) +
+                   "). Check that it exists and is readable.");
+  std::string bytes;
+  std::vector<char> chunk(std::size_t{1} << 20);
+  while (true) {
+    const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
+    bytes.append(chunk.data(), got);
+    if (bytes.size() > kMaxNpyFileBytes)
+      fail(path, "the file is larger than the limit of " + std::to_string(kMaxNpyFileBytes) + " bytes (1 GiB).");
+    if (got < chunk.size()) break;
+  }
+  if (std::ferror(file.get()))
+    fail(path, std::string("error while reading the .npy file (") + std::strerror(errno) + ").");
+
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
+  if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+    fail(path, "wrong magic: a .npy file starts with the 6 bytes \\x93NUMPY. Is this a .npy file "
+               "(not .npz, text or pickle)? Write it with numpy.save.");
+  if (bytes.size() < 10) fail(path, "truncated: the file ends inside the .npy preamble.");
+  const int major = u[6], minor = u[7];
+  std::size_t header_len = 0, header_start = 0;
+  if (major == 1) {
+    header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) fail(path, "truncated: the file ends inside the .npy preamble.");
+    header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8) | (std::size_t{u[10]} << 16) |
+                 (std::size_t{u[11]} << 24);
+    header_start = 12;
+  } else {
+    fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                   " (supported: 1.0, 2.0, 3.0).");
+  }
+  if (bytes.size() - header_start < header_len)
+    fail(path, "truncated: the header announces " + std::to_string(header_len) + " bytes but the file has only " +
+                   std::to_string(bytes.size() - header_start) + " after the preamble.");
+  const std::string_view header_text(bytes.data() + header_start, header_len);
+  if (major < 3)  // latin-1 header: only ASCII is meaningful
+    for (unsigned char c : header_text)
+      if (c >= 0x80) fail(path, "malformed .npy header: non-ASCII byte in a version 1/2 header.");
+  const Header h = HeaderParser(header_text, path).parse();
+  if (h.fortran_order)
+    fail(path, "fortran_order is True; only C-order arrays are supported. Save numpy.ascontiguousarray(x).");
+  const DType t = parse_dtype(h, path);
+
+  std::size_t count = 1;
+  for (std::size_t dim : h.shape) {
+    if (dim != 0 && count > std::numeric_limits<std::size_t>::max() / dim)
+      fail(path, "the shape in the header describes too many elements.");
+    count *= dim;
+  }
+  const std::size_t data_start = header_start + header_len;
+  const std::size_t available = bytes.size() - data_start;
+  if (count > available / static_cast<std::size_t>(t.size))
+    fail(path, "truncated: the header announces shape " + shape_text(h.shape) + " of '" + h.descr + "' = " +
+                   std::to_string(count) + " values (" + std::to_string(t.size) + " bytes each) but only " +
+                   std::to_string(available) + " data bytes follow.");
+  if (available != count * static_cast<std::size_t>(t.size))
+    fail(path, "has " + std::to_string(available - count * static_cast<std::size_t>(t.size)) +
+                   " bytes after the data announced by its header; the file is not a single .npy array.");
+
+  NpyArray out;
+  out.shape = h.shape;
+  out.descr = h.descr;
+  out.values.resize(count);
+  const unsigned char* p = u + data_start;
+  for (std::size_t k = 0; k < count; ++k, p += t.size) {
+    const std::uint64_t raw = load(p, t.size, t.big);
+    Rational& v = out.values[k];
+    switch (t.kind) {
+      case 'u':
+        v = Rational(Integer(raw));
+        break;
+      case 'b':
+        if (raw > 1)
+          fail(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) +
+                         ") is not a valid boolean byte (" + std::to_string(raw) + ").");
+        v = Rational(static_cast<long>(raw));
+        break;
+      case 'i': {
+        // Sign-extend from t.size bytes.
+        const int shift = 64 - 8 * t.size;
+        const auto s = static_cast<std::int64_t>(raw << shift) >> shift;
+        v = Rational(static_cast<long long>(s));
+        break;
+      }
+      default: {
+        const int mant_bits = t.size == 8 ? 52 : t.size == 4 ? 23 : 10;
+        const int exp_bits = t.size == 8 ? 11 : t.size == 4 ? 8 : 5;
+        if (const char* name = nonfinite(raw, mant_bits, exp_bits))
+          fail(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) + ") is " + name +
+                         ", which is not a rational number. Replace NaN and infinite values with finite "
+                         "numbers before importing.");
+        v = exact_of_bits(raw, mant_bits, exp_bits, "");
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace seqi
