@@ -1,11 +1,22 @@
-// Benchmark: construction and exact certification time on seeded synthetic datasets.
-// Usage: build/seqi_bench [N n d [m_max [seed]]]  (no arguments: the standard table)
+// Benchmark (not a test): construction and certification cost against plain passes of the same
+// transformer. One configuration per process, so the peak memory column is that run's own.
+//   build/seqi_bench                         the standard table (runs itself once per row)
+//   build/seqi_bench N n d [m_max [seed]]    one synthetic row: n tokens per sequence, m_j in [1, m_max]
+//   build/seqi_bench --file D.json           one row for a dataset file (e.g. a Fashion-MNIST import)
+// Dense passes slower than the budget (SEQI_BENCH_BUDGET seconds, default 120) are run on the
+// first sequences only and extrapolated by work; such figures are marked "~".
+#include <sys/resource.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <string>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/io/dataset_json.hpp"
 #include "seqi/io/random_dataset.hpp"
 
 using namespace seqi;
@@ -13,44 +24,118 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct Timed {
+  double seconds = 0;
+  bool extrapolated = false;
+};
+
+// Runs pass(j) for j = 0, 1, ... until done or over budget; extrapolates by input tokens.
+template <class Pass>
+Timed timed_over_sequences(const Dataset& data, double budget, Pass pass) {
+  const auto t0 = Clock::now();
+  std::size_t done_tokens = 0;
+  for (std::size_t j = 0; j < data.pairs.size(); ++j) {
+    pass(j);
+    done_tokens += data.pairs[j].input.size();
+    const double t = seconds_since(t0);
+    if (t > budget && j + 1 < data.pairs.size())
+      return {t * static_cast<double>(data.total_input_tokens()) / static_cast<double>(done_tokens), true};
+  }
+  return {seconds_since(t0), false};
 }
 
-void run(std::size_t N, std::size_t n, int d, std::size_t m_max, std::uint64_t seed) {
-  RandomDatasetSpec spec;
-  spec.N = N;
-  spec.n_min = n;
-  spec.n_max = n;
-  spec.m_max = m_max;
-  spec.d = d;
-  spec.coordinate_range = 100;
-  spec.max_denominator = 8;
-  const Dataset data = random_dataset(spec, seed);
+// Dense exact pass of one sequence, stopping after `budget` seconds: returns the fraction done.
+double naive_exact_fraction(const Transformer<Rational>& model, TokenList<Rational> X, double budget) {
+  const auto t0 = Clock::now();
+  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
+    X = apply_hardmax(model.blocks[b].sa, X);
+    for (auto& x : X) x = model.blocks[b].ff.apply(x);
+    if ((b & 15) == 15 && seconds_since(t0) > budget)
+      return static_cast<double>(b + 1) / static_cast<double>(model.blocks.size());
+  }
+  return 1;
+}
+
+std::string fmt(double s, bool approx = false) {
+  std::ostringstream o;
+  o << (approx ? "~" : "") << std::fixed << std::setprecision(s < 10 ? 2 : 0) << s;
+  return o.str();
+}
+
+void row(const std::string& label, const Dataset& data, std::uint64_t seed) {
+  const double budget = std::getenv("SEQI_BENCH_BUDGET") ? std::atof(std::getenv("SEQI_BENCH_BUDGET")) : 120;
   auto t0 = Clock::now();
   const auto built = build_interpolating_transformer(data, seed);
   const double t_build = seconds_since(t0);
   t0 = Clock::now();
-  const auto cert = certify_construction_hardmax(data, built, false);
-  const double t_cert = seconds_since(t0);
+  const auto exact = certify_construction_hardmax(data, built, false);
+  const double t_exact = seconds_since(t0);
+  t0 = Clock::now();
+  const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{});
+  const double t_soft = seconds_since(t0);
   std::size_t bits = 0;
-  for (const auto& [phase, b] : cert.max_bits_by_phase) bits = std::max(bits, b);
-  std::cout << std::setw(6) << N << std::setw(6) << n << std::setw(4) << d << std::setw(8) << data.sum_m()
-            << std::setw(8) << cert.counts.blocks << std::setw(10) << std::fixed << std::setprecision(3) << t_build
-            << std::setw(10) << t_cert << std::setw(7) << bits << "  " << (cert.verified ? "verified" : "NOT VERIFIED")
+  for (const auto& [phase, b] : exact.max_bits_by_phase) bits = std::max(bits, b);
+
+  const auto dbl_model = convert_model<double>(built.model);
+  const Timed dbl = timed_over_sequences(data, budget, [&](std::size_t j) {
+    TokenList<double> X;
+    for (const auto& x : data.pairs[j].input) X.push_back(vector_from_rational<double>(x));
+    X = forward_dense(dbl_model, X);
+  });
+  // Naive exact: the first sequence (or part of it) within the budget, extrapolated by tokens.
+  t0 = Clock::now();
+  const double fraction = naive_exact_fraction(built.model, data.pairs[0].input, budget);
+  const double naive = seconds_since(t0) / fraction * static_cast<double>(data.total_input_tokens()) /
+                       static_cast<double>(data.pairs[0].input.size());
+  const bool naive_approx = fraction < 1 || data.pairs.size() > 1;
+
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  std::cout << std::left << std::setw(24) << label << std::right << std::setw(7) << data.sum_m() << std::setw(8)
+            << exact.counts.blocks << std::setw(9) << data.total_input_tokens() << std::setw(8) << fmt(t_build)
+            << std::setw(9) << fmt(t_exact) << std::setw(9) << fmt(t_soft) << std::setw(8) << ru.ru_maxrss / 1024
+            << std::setw(6) << bits << std::setw(10) << fmt(dbl.seconds, dbl.extrapolated) << std::setw(10)
+            << fmt(naive, naive_approx) << std::setw(9) << fmt(t_exact / dbl.seconds) << std::setw(10)
+            << fmt(naive / t_exact) << "  " << (exact.verified && soft.verified ? "verified" : "NOT VERIFIED")
             << std::endl;
+}
+
+void header() {
+  std::cout << std::left << std::setw(24) << "dataset" << std::right << std::setw(7) << "sum(m)" << std::setw(8)
+            << "blocks" << std::setw(9) << "tokens" << std::setw(8) << "build" << std::setw(9) << "exact" << std::setw(9)
+            << "softmax" << std::setw(8) << "MiB" << std::setw(6) << "bits" << std::setw(10) << "double" << std::setw(10)
+            << "naive" << std::setw(9) << "ex/dbl" << std::setw(10) << "naive/ex" << "\n"
+            << "(seconds; double = dense double forward pass, naive = dense exact pass, ~ = extrapolated)\n";
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::cout << "     N     n   d  sum(m)  blocks  build[s]  cert[s]  bits  result\n";
-  if (argc >= 4) {
-    run(std::strtoul(argv[1], nullptr, 10), std::strtoul(argv[2], nullptr, 10), std::atoi(argv[3]),
-        argc > 4 ? std::strtoul(argv[4], nullptr, 10) : 0, argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 1);
+  if (argc == 3 && std::string(argv[1]) == "--file") {
+    const Dataset data = read_dataset_file(argv[2]);
+    row(data.name.substr(0, 23), data, 1);
     return 0;
   }
-  run(50, 50, 16, 0, 1);
-  run(100, 100, 16, 4, 1);
+  if (argc >= 4) {
+    RandomDatasetSpec spec;
+    spec.N = std::strtoul(argv[1], nullptr, 10);
+    spec.n_min = spec.n_max = std::strtoul(argv[2], nullptr, 10);
+    spec.d = std::atoi(argv[3]);
+    spec.m_max = argc > 4 ? std::strtoul(argv[4], nullptr, 10) : 4;
+    spec.coordinate_range = 100;
+    spec.max_denominator = 8;
+    const std::uint64_t seed = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 1;
+    row(std::to_string(spec.N) + "x" + std::to_string(spec.n_max) + "x" + std::to_string(spec.d) + " m<=" +
+            std::to_string(spec.m_max),
+        random_dataset(spec, seed), seed);
+    return 0;
+  }
+  header();
+  for (const char* args : {"100 100 16", "1000 100 32", "1000 1000 8"}) {
+    const std::string cmd = std::string(argv[0]) + " " + args;
+    if (std::system(cmd.c_str()) != 0) std::cerr << "row failed: " << cmd << "\n";
+  }
   return 0;
 }

@@ -1,4 +1,5 @@
 #include "seqi/certification/certificate_checks.hpp"
+#include "seqi/certification/construction_checks.hpp"
 
 namespace seqi {
 Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute) {
@@ -18,6 +19,8 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
   run_exact_blocks(cert, pass, built.model, 0, collapse);
+  add_placement_checks(cert, pass.state(), built);
+  add_collapse_and_order_checks(cert, data, built);
   add_lemma_p_check(cert, pass.state(), built, brute);
   if (cert.lemma_p->ok)  // each argmax is unique and known (lem:P)
     pass.apply_attention_with_proven_argmax(blocks[collapse].sa, cert.lemma_p->attends);

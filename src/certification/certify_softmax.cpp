@@ -5,6 +5,7 @@
 
 #include "seqi/certification/carried_forward.hpp"
 #include "seqi/certification/certificate_checks.hpp"
+#include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/double_cross_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
 
@@ -84,6 +85,8 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   ExactForward pass(inputs_of(data));
   record_phase_end(cert, pass.state(), "input");
   run_exact_blocks(cert, pass, built.model, 0, collapse);
+  add_placement_checks(cert, pass.state(), built);
+  add_collapse_and_order_checks(cert, data, built);
   add_lemma_p_check(cert, pass.state(), built, opt.brute);
   cert.stats = pass.stats();
   if (!cert.lemma_p->ok || inexact) return cert.conclude(), cert;
@@ -156,6 +159,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   facts.double_max_distance = dbl.max_distance;
   facts.double_wrong_leader = dbl.wrong_leader;
   facts.double_nonfinite = dbl.nonfinite;
+  facts.double_sequences = dbl.sequences_checked;
   cert.softmax = facts;
   cert.conclude();
   return cert;
@@ -176,6 +180,7 @@ Certificate certify_model_softmax(const Dataset& data, const Transformer<Rationa
   const auto dbl = double_softmax_cross_check(model, data, facts.tau_checked.convert_to<double>(), std::nullopt, {});
   facts.double_max_distance = dbl.max_distance;
   facts.double_nonfinite = dbl.nonfinite;
+  facts.double_sequences = dbl.sequences_checked;
   cert.softmax = facts;
   cert.conclude();
   return cert;

@@ -24,7 +24,13 @@ DoubleCrossCheck double_softmax_cross_check(const Transformer<Rational>& exact_m
   const Transformer<double> model = convert_model<double>(exact_model);
   DoubleCrossCheck out;
   std::size_t offset = 0;
+  double per_token = 0;
+  for (const auto& b : model.blocks) per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size() + b.ff.W.rows());
+  double work = 0;
   for (const auto& pair : data.pairs) {
+    work += per_token * static_cast<double>(pair.input.size());
+    if (out.sequences_checked > 0 && work > kDoubleCheckWorkBudget) break;
+    ++out.sequences_checked;
     TokenList<double> X;
     for (const auto& x : pair.input) X.push_back(vector_from_rational<double>(x));
     for (std::size_t b = 0; b < model.blocks.size(); ++b) {

@@ -54,7 +54,8 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
       << "\n";
     o << "doubles:   the same transformer in plain double arithmetic at this tau (not a certificate): max distance "
       << "to targets " << f.double_max_distance << ", " << f.double_wrong_leader
-      << " tokens attend to the wrong leader, " << f.double_nonfinite << " non-finite outputs\n";
+      << " tokens attend to the wrong leader, " << f.double_nonfinite << " non-finite outputs (first "
+      << f.double_sequences << " of " << c.N << " sequences)\n";
   }
   o << "checks:\n";
   for (const auto& ch : cert.checks)
@@ -122,7 +123,8 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     j["sequences_refined"] = f.sequences_refined;
     j["double_cross_check"] = {{"max_distance", f.double_max_distance},
                                {"wrong_leader_tokens", f.double_wrong_leader},
-                               {"nonfinite_outputs", f.double_nonfinite}};
+                               {"nonfinite_outputs", f.double_nonfinite},
+                               {"sequences_checked", f.double_sequences}};
   }
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},

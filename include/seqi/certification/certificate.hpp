@@ -44,6 +44,7 @@ struct SoftmaxFacts {
   double double_max_distance = 0;     // max distance of an output token to the nearest target
   std::size_t double_wrong_leader = 0;  // tokens whose largest double weight is not the certified leader
   std::size_t double_nonfinite = 0;   // tokens whose double output is NaN or infinite
+  std::size_t double_sequences = 0;   // sequences covered by the double pass (a work budget)
 };
 
 // Tokens of the first few sequences after one phase, projected on coordinates 1 and 2

@@ -14,7 +14,12 @@ struct DoubleCrossCheck {
   double max_distance = 0;         // max over outputs of the distance to the nearest target
   std::size_t wrong_leader = 0;    // collapse: largest double weight not on the certified leader
   std::size_t nonfinite = 0;       // outputs with NaN or infinite coordinates
+  std::size_t sequences_checked = 0;  // the first sequences, within the work budget
 };
+
+// Sequences are run in order while the estimated work L * n_j * (2 w d + d) stays within
+// this many multiply-adds (deterministic; a few seconds).
+inline constexpr double kDoubleCheckWorkBudget = 3e9;
 
 // attends: per token (global index over all sequences), the token it attends to at the
 // collapse block (from Lemma P); empty to skip that count.

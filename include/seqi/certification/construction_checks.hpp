@@ -1,0 +1,16 @@
+// Re-checks of the construction's own claims on the certified forward pass, each citing its
+// lemma: distinct tokens after separation (lem:separation), leaders at their places and the
+// rest in the ball B(C e1, r0) (lem:placement, lem:shrink), distinct collapse values with
+// 4 df < g (lem:collapse), and the order of the flat hats (lem:interpolation).
+#pragma once
+#include "seqi/certification/certificate.hpp"
+
+namespace seqi {
+
+// On the tokens just before the collapse block.
+void add_placement_checks(Certificate& cert, const TokenState& before_collapse, const Construction& built);
+
+// On the record's collapse values, windows and targets.
+void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const Construction& built);
+
+}  // namespace seqi

@@ -1,0 +1,63 @@
+#define BOOST_TEST_MODULE proofs
+#include <boost/test/unit_test.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::set<std::string> labels_defined() {
+  const std::string tex = slurp(fs::path(SEQI_SOURCE_ROOT) / "proofs" / "construction.tex");
+  std::set<std::string> out;
+  const std::regex label(R"(\\label\{([a-z]+:[A-Za-z0-9-]+)\})");
+  for (auto it = std::sregex_iterator(tex.begin(), tex.end(), label); it != std::sregex_iterator(); ++it)
+    out.insert((*it)[1]);
+  return out;
+}
+
+}  // namespace
+
+// Every lemma a check cites in the code ("lem:...", "def:...", "thm:...") exists in proofs/.
+BOOST_AUTO_TEST_CASE(every_cited_label_exists_in_the_proofs) {
+  const auto defined = labels_defined();
+  BOOST_TEST(defined.count("lem:P") == 1u);
+  const std::regex cited(R"re("((?:lem|def|thm):[A-Za-z0-9-]+)")re");
+  std::size_t citations = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(SEQI_SOURCE_ROOT) / "src")) {
+    if (entry.path().extension() != ".cpp") continue;
+    const std::string code = slurp(entry.path());
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), cited); it != std::sregex_iterator(); ++it) {
+      ++citations;
+      BOOST_TEST(defined.count((*it)[1]) == 1u, entry.path().filename() << " cites " << (*it)[1]);
+    }
+  }
+  BOOST_TEST(citations >= 10u);
+}
+
+// proofs/construction.tex compiles with pdflatex (twice, for references) without undefined references.
+BOOST_AUTO_TEST_CASE(the_proofs_compile) {
+  const auto dir = fs::temp_directory_path() / "seqi-proofs-test";
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(SEQI_SOURCE_ROOT) / "proofs" / "construction.tex", dir / "construction.tex",
+                fs::copy_options::overwrite_existing);
+  const std::string cmd = "cd " + dir.string() +
+                          " && pdflatex -interaction=nonstopmode -halt-on-error construction.tex > /dev/null 2>&1"
+                          " && pdflatex -interaction=nonstopmode -halt-on-error construction.tex > /dev/null 2>&1";
+  BOOST_TEST(std::system(cmd.c_str()) == 0);
+  BOOST_TEST(fs::exists(dir / "construction.pdf"));
+  const std::string log = slurp(dir / "construction.log");
+  BOOST_TEST(log.find("undefined") == std::string::npos);
+}
