@@ -11,6 +11,7 @@
 #include "seqi/certification/regression_gate.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/exact_json.hpp"
+#include "seqi/io/read_file.hpp"
 #include "seqi/io/random_dataset.hpp"
 
 using namespace seqi;
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::vector<std::pair<std::string, Dataset>> load_corpus(const std::string& corpus_path) {
-  const auto j = nlohmann::json::parse(read_text_file(corpus_path, 1 << 20, "corpus"));
+  const auto j = nlohmann::json::parse(read_file_limited(corpus_path, 1 << 20, "corpus"));
   std::vector<std::pair<std::string, Dataset>> out;
   const fs::path dir = fs::path(corpus_path).parent_path();
   for (const auto& f : j.at("files")) {
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     nlohmann::json now = nlohmann::json::array();
     std::map<std::string, RegressionRecord> old;
     if (!bless)
-      for (const auto& g : nlohmann::json::parse(read_text_file(golden, 1 << 26, "golden")))
+      for (const auto& g : nlohmann::json::parse(read_file_limited(golden, 1 << 26, "golden")))
         old.emplace(g.at("dataset").get<std::string>(), regression_record_from_json(g));
     for (const auto& [name, data] : load_corpus(corpus)) {
       const auto rec = measure(name, data);

@@ -1,4 +1,5 @@
 #include "seqi/io/dataset_json.hpp"
+#include "seqi/io/read_file.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -375,10 +376,6 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   std::size_t coordinate_count_ = 0;
 };
 
-[[noreturn]] void file_error(const std::string& path, const std::string& message) {
-  throw InputError(path + ": " + message);
-}
-
 }  // namespace
 
 Dataset parse_dataset_json(std::string_view text, const std::string& source) {
@@ -391,39 +388,8 @@ Dataset parse_dataset_json(std::string_view text, const std::string& source) {
 }
 
 Dataset read_dataset_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (status.type() == fs::file_type::not_found)
-    file_error(path, "the dataset file does not exist. Check the path (datasets are .json files).");
-  if (ec) file_error(path, "cannot access the dataset file (" + ec.message() + ").");
-  if (fs::is_directory(status))
-    file_error(path, "is a directory, not a dataset file. Give the path of a .json dataset file.");
-  if (fs::is_regular_file(status)) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > kMaxDatasetFileBytes)
-      file_error(path, "the file is " + std::to_string(size) + " bytes, larger than the limit of " +
-                           std::to_string(kMaxDatasetFileBytes) +
-                           " bytes (512 MiB). Split the dataset or reduce it.");
-  }
-
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file)
-    file_error(path, std::string("cannot open the dataset file (") + std::strerror(errno) +
-                         "). Check that it exists and is readable.");
-  // Read in chunks with the size limit enforced while reading (pipes have no size).
-  std::string text;
-  std::vector<char> chunk(std::size_t{1} << 20);
-  while (true) {
-    const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
-    text.append(chunk.data(), got);
-    if (text.size() > kMaxDatasetFileBytes)
-      file_error(path, "the file is larger than the limit of " + std::to_string(kMaxDatasetFileBytes) +
-                           " bytes (512 MiB). Split the dataset or reduce it.");
-    if (got < chunk.size()) break;
-  }
-  if (std::ferror(file.get()))
-    file_error(path, std::string("error while reading the dataset file (") + std::strerror(errno) + ").");
+  const std::string text =
+      read_file_limited(path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
   return parse_dataset_json(text, path);
 }
 

@@ -1,8 +1,5 @@
 #include "seqi/io/exact_json.hpp"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "seqi/io/dataset.hpp"
@@ -78,22 +75,6 @@ nlohmann::json parse_exact_json(std::string_view text, const std::string& source
   const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
   if (!ok) throw InputError(source + ": malformed JSON at " + builder.error + "; fix the JSON syntax");
   return std::move(builder.result);
-}
-
-std::string read_text_file(const std::string& path, std::uintmax_t max_bytes, const char* what) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(path + ": no such " + std::string(what) + " file");
-  if (fs::is_directory(path, ec)) throw InputError(path + ": is a directory, expected a " + what + " file");
-  const auto size = fs::file_size(path, ec);
-  if (!ec && size > max_bytes)
-    throw InputError(path + ": file is " + std::to_string(size) + " bytes, over the limit of " +
-                     std::to_string(max_bytes) + " bytes for a " + what + " file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open " + std::string(what) + " file for reading");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
 }
 
 }  // namespace seqi

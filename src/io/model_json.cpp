@@ -4,6 +4,7 @@
 
 #include "seqi/io/dataset.hpp"
 #include "seqi/io/exact_json.hpp"
+#include "seqi/io/read_file.hpp"
 
 namespace seqi {
 namespace {
@@ -147,7 +148,7 @@ Transformer<Rational> model_from_json(const json& j, const std::string& source) 
 }
 
 Transformer<Rational> read_model_file(const std::string& path) {
-  const std::string text = read_text_file(path, std::uintmax_t{1} << 32, "model");
+  const std::string text = read_file_limited(path, std::uintmax_t{1} << 32, "model");
   return model_from_json(parse_exact_json(text, path), path);
 }
 

@@ -1,4 +1,5 @@
 #include "seqi/io/npy.hpp"
+#include "seqi/io/read_file.hpp"
 
 #include <bit>
 #include <cerrno>
@@ -273,27 +274,7 @@ Rational exact_rational_of_float(float x) {
 Rational exact_rational_of_half(std::uint16_t bits) { return exact_of_bits(bits, 10, 5, "half"); }
 
 NpyArray read_npy(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (status.type() == fs::file_type::not_found)
-    fail(path, "the .npy file does not exist. Check the path.");
-  if (fs::is_directory(status)) fail(path, "is a directory, not a .npy file.");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file)
-    fail(path, std::string("cannot open the .npy file (") + std::strerror(errno) +
-                   "). Check that it exists and is readable.");
-  std::string bytes;
-  std::vector<char> chunk(std::size_t{1} << 20);
-  while (true) {
-    const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
-    bytes.append(chunk.data(), got);
-    if (bytes.size() > kMaxNpyFileBytes)
-      fail(path, "the file is larger than the limit of " + std::to_string(kMaxNpyFileBytes) + " bytes (1 GiB).");
-    if (got < chunk.size()) break;
-  }
-  if (std::ferror(file.get()))
-    fail(path, std::string("error while reading the .npy file (") + std::strerror(errno) + ").");
+  const std::string bytes = read_file_limited(path, kMaxNpyFileBytes, ".npy");
 
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)

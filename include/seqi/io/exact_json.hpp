@@ -11,7 +11,4 @@ namespace seqi {
 // Throws InputError naming `source`, line and column on malformed JSON.
 nlohmann::json parse_exact_json(std::string_view text, const std::string& source);
 
-// Reads a whole file (refusing directories, unreadable files and files over max_bytes).
-std::string read_text_file(const std::string& path, std::uintmax_t max_bytes, const char* what);
-
 }  // namespace seqi
