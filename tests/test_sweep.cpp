@@ -141,11 +141,17 @@ void expect_softmax_certificate(const Dataset& data, const Certificate& cert) {
 Construction certify_all(const Dataset& data, std::uint64_t seed, int level) {
   auto built = build_interpolating_transformer(data, seed);
   BOOST_TEST(built.record.seed == seed);
-  expect_hardmax_certificate(data, built, certify_construction_hardmax(data, built, false));
+  const auto hard = certify_construction_hardmax(data, built, false);
+  expect_hardmax_certificate(data, built, hard);
   if (level >= 1) {
     const auto brute = certify_construction_hardmax(data, built, true);
     expect_hardmax_certificate(data, built, brute);
-    expect_softmax_certificate(data, certify_construction_softmax(data, built, SoftmaxOptions{}));
+    const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{});
+    expect_softmax_certificate(data, soft);
+    // One transformer serves both settings: same blocks, same parameters.
+    BOOST_TEST(soft.counts.blocks == hard.counts.blocks);
+    BOOST_TEST(soft.counts.params == hard.counts.params);
+    BOOST_TEST(soft.counts.param_norm_sq == hard.counts.param_norm_sq);
   }
   if (level >= 2) expect_dense_pass_interpolates(data, built.model);
   return built;
