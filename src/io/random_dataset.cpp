@@ -24,13 +24,12 @@ Point random_point(Rng& rng, const RandomDatasetSpec& s) {
 // n distinct points, each from the shared pool with the given probability.
 Sequence distinct_points(Rng& rng, const RandomDatasetSpec& s, std::size_t n, const std::vector<Point>& pool) {
   Sequence seq;
-  std::vector<Point> seen;
+  std::set<Point, decltype(&lex_less)> seen(&lex_less);
   while (seq.size() < n) {
     const bool shared = !pool.empty() && static_cast<double>(rng.next() % 1000) < 1000 * s.share_probability;
     Point p = shared ? pool[rng.next() % pool.size()] : random_point(rng, s);
-    if (std::any_of(seen.begin(), seen.end(), [&](const Point& q) { return equal_points(p, q); })) continue;
-    seen.push_back(p);
-    seq.push_back(p);
+    if (!seen.insert(p).second) continue;
+    seq.push_back(std::move(p));
   }
   return seq;
 }
