@@ -35,6 +35,12 @@ Rational spread_of(const TokenState& c, std::size_t j, const Point& a) {
   return hi - lo;
 }
 
+LemmaPResult failed(std::string why) {
+  LemmaPResult r;
+  r.failure = std::move(why);
+  return r;
+}
+
 void keep_min(std::optional<Rational>& m, const Rational& x) {
   if (!m || x < *m) m = x;
 }
@@ -69,8 +75,7 @@ LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const 
     Rational c1_lo = 0, c1_hi = 0, c2_abs = 0;
     for (std::size_t l = 0; l < circle.size(); ++l) {
       if (circle[l][0] >= 0 || norm_sq(circle[l]) != norm_sq(circle[0]))
-        return res.failure = "sequence " + std::to_string(j + 1) + ": circle leaders not on one left half-circle",
-               res;
+        return failed("sequence " + std::to_string(j + 1) + ": circle leaders not on one left half-circle");
       c1_lo = l ? std::min(c1_lo, circle[l][0]) : circle[l][0];
       c1_hi = l ? std::max(c1_hi, circle[l][0]) : circle[l][0];
       c2_abs = std::max(c2_abs, abs(circle[l][1]));
@@ -84,9 +89,8 @@ LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const 
       Rational rival = (norm_sq(x) + M) / 2;
       if (!circle.empty()) rival = std::max(rival, x[0] * (x[0] >= 0 ? c1_hi : c1_lo) + abs(x[1]) * c2_abs);
       if (s1 <= rival)
-        return res.failure = where(j, others[k] - c.begin[j]) + ": score with leader 1 does not beat the bound " +
-                             to_string(rival),
-               res;
+        return failed(where(j, others[k] - c.begin[j]) + ": score with leader 1 does not beat the bound " +
+                             to_string(rival));
       keep_min(G, s1 - rival);
     }
     // Leader 1: its own score beats every non-leader's and every circle leader's exactly.
@@ -94,7 +98,7 @@ LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const 
     if (!others.empty()) rival1 = best_with_P1;
     for (const auto& Pl : circle) rival1 = std::max(rival1.value_or(dot(P1, Pl)), dot(P1, Pl));
     if (rival1) {
-      if (norm_sq(P1) <= *rival1) return res.failure = where(j, p.leaders[j][0] - c.begin[j]) + ": leader 1 not its own best", res;
+      if (norm_sq(P1) <= *rival1) return failed(where(j, p.leaders[j][0] - c.begin[j]) + ": leader 1 not its own best");
       keep_min(G, norm_sq(P1) - *rival1);
     }
     // Circle leaders: non-leader bound, leader 1 exactly, angular neighbours (lem:circle-neighbours).
@@ -105,9 +109,8 @@ LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const 
       if (l > 0) rival = std::max(rival, dot(Pl, circle[l - 1]));
       if (l + 1 < circle.size()) rival = std::max(rival, dot(Pl, circle[l + 1]));
       if (norm_sq(Pl) <= rival)
-        return res.failure = "sequence " + std::to_string(j + 1) + ": circle leader " + std::to_string(l + 2) +
-                             " not its own best",
-               res;
+        return failed("sequence " + std::to_string(j + 1) + ": circle leader " + std::to_string(l + 2) +
+                             " not its own best");
       keep_min(G, norm_sq(Pl) - rival);
     }
     if (G) G = *G * alpha;
@@ -134,9 +137,8 @@ LemmaPResult check_lemma_p_brute(const TokenState& c, const PlacementRecord& p, 
         if (l == claimed) continue;
         const Rational s = alpha * dot(c.tokens[i], c.tokens[l]);
         if (s >= best)
-          return res.failure = where(j, i - c.begin[j]) + ": token " + std::to_string(l - c.begin[j] + 1) +
-                               " scores at least as high as the claimed leader",
-                 res;
+          return failed(where(j, i - c.begin[j]) + ": token " + std::to_string(l - c.begin[j] + 1) +
+                               " scores at least as high as the claimed leader");
         keep_min(G, best - s);
       }
     }

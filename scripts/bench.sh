@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The benchmark table (not a test): synthetic datasets and the Fashion-MNIST imports.
+# Each row: construction, exact and softmax certification, peak memory, max coordinate bits,
+# the dense double pass and the naive dense exact pass of the same transformer, and ratios.
+# SEQI_BENCH_BUDGET (seconds, default 120) bounds each dense pass; longer ones are extrapolated (~).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh > /dev/null
+cmake --build build --target seqi_bench > /dev/null
+mkdir -p build/bench-data
+build/verify import fashion-mnist --patch 7 --count 1000 --task classify -o build/bench-data/fm1000.json > /dev/null
+build/verify import fashion-mnist --patch 7 --count 200 --task inpaint --mask 4 -o build/bench-data/fm-inpaint.json > /dev/null
+build/seqi_bench
+build/seqi_bench --file build/bench-data/fm1000.json
+build/seqi_bench --file build/bench-data/fm-inpaint.json
