@@ -7,6 +7,14 @@
 
 namespace seqi {
 
+namespace {
+
+bool same_token(const CarriedToken& a, const CarriedToken& b) {
+  return a.lo == b.lo && a.hi == b.hi && equal_points(a.p, b.p) && equal_points(a.w, b.w);
+}
+
+}  // namespace
+
 CarriedForward::CarriedForward(const TokenState& exact, unsigned precision)
     : begin_(exact.begin), precision_(precision) {
   tokens_.reserve(exact.tokens.size());
@@ -63,9 +71,17 @@ std::optional<std::string> CarriedForward::apply_attention_to(const SelfAttentio
 }
 
 std::optional<std::string> CarriedForward::apply_feed_forward(const FeedForward<Rational>& ff) {
+  // Equal carried tokens have equal readings and come in runs: reuse the last image.
+  std::optional<CarriedToken> last_in, last_out;
   auto apply_one = [&](std::size_t i) -> std::optional<std::string> {
+    if (last_in && same_token(*last_in, tokens_[i])) {
+      tokens_[i] = *last_out;
+      return std::nullopt;
+    }
     std::size_t unit = 0;
+    last_in = tokens_[i];
     auto y = apply_carried(ff, tokens_[i], &unit);
+    last_out = y;
     if (!y)
       return where(i) + ": the enclosure c in [" + approx_decimal(tokens_[i].lo, 12) + ", " + approx_decimal(tokens_[i].hi, 12) + "] makes the pre-activation of unit " +
              std::to_string(unit) + " straddle 0 (it leaves its flat)";
@@ -87,8 +103,11 @@ std::optional<std::string> CarriedForward::apply_feed_forward(const FeedForward<
     }
   }
   // Every point of an enclosure whose reading avoids (lo, hi) is fixed (lem:sparse-ff).
-  for (std::size_t i : index_.meeting(form->lo, form->hi)) {
+  const auto touched = index_.meeting(form->lo, form->hi);
+  for (std::size_t i : touched) {
     if (auto failure = apply_one(i)) return failure;
+  }
+  for (std::size_t i : touched) {
     auto [lo, hi] = tokens_[i].reading(form->r);
     index_.set(i, lo, hi);
   }
