@@ -69,6 +69,13 @@ void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& ca
   if (!failure) add_interpolation_check(cert, data, outputs);
 }
 
+void record_double_cross_check(SoftmaxFacts& facts, const DoubleCrossCheck& dbl) {
+  facts.double_max_distance = dbl.max_distance;
+  facts.double_wrong_leader = dbl.wrong_leader;
+  facts.double_nonfinite = dbl.nonfinite;
+  facts.double_sequences = dbl.sequences_checked;
+}
+
 }  // namespace
 
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt) {
@@ -156,10 +163,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
 
   const auto dbl = double_softmax_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse,
                                               lp.attends);
-  facts.double_max_distance = dbl.max_distance;
-  facts.double_wrong_leader = dbl.wrong_leader;
-  facts.double_nonfinite = dbl.nonfinite;
-  facts.double_sequences = dbl.sequences_checked;
+  record_double_cross_check(facts, dbl);
   cert.softmax = facts;
   cert.conclude();
   return cert;
@@ -178,9 +182,7 @@ Certificate certify_model_softmax(const Dataset& data, const Transformer<Rationa
   facts.max_enclosure_radius = carried.max_radius_seen();
   add_carry_checks(cert, data, carried, failure);
   const auto dbl = double_softmax_cross_check(model, data, facts.tau_checked.convert_to<double>(), std::nullopt, {});
-  facts.double_max_distance = dbl.max_distance;
-  facts.double_nonfinite = dbl.nonfinite;
-  facts.double_sequences = dbl.sequences_checked;
+  record_double_cross_check(facts, dbl);
   cert.softmax = facts;
   cert.conclude();
   return cert;

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "seqi/cli/parse_args.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_writer.hpp"
 #include "seqi/cli/run.hpp"
@@ -42,14 +43,7 @@ int run_import(int argc, char** argv) {
   np->add_option("--output-lengths", output_lengths, "1-D integer m_j of each output sequence (Y is then [total, d])");
   np->add_option("-o,--output", output, "dataset JSON file to write")->required();
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kBadInput;
-  }
+  if (auto done = parse_args(app, argc, argv)) return *done;
 
   try {
     Dataset data;

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <string>
 
+#include "seqi/cli/parse_args.hpp"
 #include "seqi/cli/run.hpp"
 
 namespace seqi {
@@ -28,14 +29,7 @@ int verify_main(int argc, char** argv) {
   std::string seed_text = "1";
   app.add_option("--seed", seed_text, "seed of the generic choices, 0 to 2^64-1 (recorded in the output)");
   app.add_option("dataset", opt.dataset_path, "dataset JSON file")->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kBadInput;
-  }
+  if (auto done = parse_args(app, argc, argv)) return *done;
   if (seed_text.empty() || seed_text.size() > 20 || seed_text.find_first_not_of("0123456789") != std::string::npos ||
       (seed_text.size() == 20 && seed_text > "18446744073709551615")) {
     std::cerr << "verify: --seed " << seed_text << ": expected an integer from 0 to 18446744073709551615\n";
