@@ -364,6 +364,11 @@ BOOST_AUTO_TEST_CASE(import_npy_ragged_and_rectangular) {
   write_dataset_json(data, json);
   BOOST_TEST(same_dataset(read_dataset_file(json), data));
 
+  // The imported dataset certifies in both settings.
+  const auto built = build_interpolating_transformer(data, 1);
+  BOOST_TEST(certify_construction_hardmax(data, built, false).verified);
+  BOOST_TEST(certify_construction_softmax(data, built, SoftmaxOptions{}).verified);
+
   // Errors name the file and what is inconsistent.
   const auto bad_lens = tmp().write("bad_lens.npy", npy_bytes("<i8", "(2,)", raw(std::vector<std::int64_t>{2, 2})));
   EXPECT_INPUT_ERROR(import_npy(x, bad_lens, y, mlens), "bad_lens.npy: the lengths sum to 4 but");
