@@ -125,6 +125,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   const auto& a = sa.V.terms.front().q;
   CarriedForward carried(pass.state(), facts.precision);
   const auto& X = pass.state();
+  std::optional<std::string> collapse_failure;
   for (std::size_t j = 0; j < X.sequences(); ++j) {
     std::optional<Rational> radius;
     if (!opt.brute) {
@@ -134,7 +135,8 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
     }
     if (!radius) {
       ++facts.sequences_refined;
-      carried.apply_attention_to(sa, facts.tau_checked, j);
+      if (auto f = carried.apply_attention_to(sa, facts.tau_checked, j); f && !collapse_failure)
+        collapse_failure = "block " + std::to_string(collapse + 1) + ": " + *f;
       continue;
     }
     for (std::size_t i = X.begin[j]; i < X.begin[j + 1]; ++i) {
@@ -159,7 +161,9 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
             outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
                                      " <= df = " + approx_decimal(df)});
-  add_carry_checks(cert, data, carried, carry_through(carried, built.model, collapse, true, facts.tau_checked));
+  add_carry_checks(cert, data, carried,
+                   collapse_failure ? collapse_failure
+                                    : carry_through(carried, built.model, collapse, true, facts.tau_checked));
 
   const auto dbl = double_softmax_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse,
                                               lp.attends);

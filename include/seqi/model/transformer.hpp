@@ -43,15 +43,6 @@ TokenList<S> forward_dense(const Transformer<S>& model, TokenList<S> X) {
   return X;
 }
 
-inline TokenList<double> forward_dense_softmax(const Transformer<double>& model, TokenList<double> X,
-                                               double tau) {
-  for (const auto& block : model.blocks) {
-    X = apply_softmax(block.sa, X, tau);
-    for (auto& x : X) x = block.ff.apply(x);
-  }
-  return X;
-}
-
 // Elementwise conversion of an exact model to scalar type T (for the double cross-check).
 template <class T>
 Transformer<T> convert_model(const Transformer<Rational>& m) {

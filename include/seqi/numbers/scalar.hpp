@@ -6,12 +6,6 @@
 
 namespace seqi {
 
-// relu(x) = max(x, 0). For exact scalars the branch is an exact decision.
-template <class S>
-S relu(const S& x) {
-  return x > S(0) ? x : S(0);
-}
-
 // Converts an exact rational into scalar type S (exact for Rational, nearest for double).
 template <class S>
 S scalar_from_rational(const Rational& x);
