@@ -19,12 +19,16 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+// Labels of every .tex file in proofs/ (construction.tex \\inputs the others).
 std::set<std::string> labels_defined() {
-  const std::string tex = slurp(fs::path(SEQI_SOURCE_ROOT) / "proofs" / "construction.tex");
   std::set<std::string> out;
   const std::regex label(R"(\\label\{([a-z]+:[A-Za-z0-9-]+)\})");
-  for (auto it = std::sregex_iterator(tex.begin(), tex.end(), label); it != std::sregex_iterator(); ++it)
-    out.insert((*it)[1]);
+  for (const auto& entry : fs::directory_iterator(fs::path(SEQI_SOURCE_ROOT) / "proofs")) {
+    if (entry.path().extension() != ".tex") continue;
+    const std::string tex = slurp(entry.path());
+    for (auto it = std::sregex_iterator(tex.begin(), tex.end(), label); it != std::sregex_iterator(); ++it)
+      out.insert((*it)[1]);
+  }
   return out;
 }
 
@@ -51,8 +55,9 @@ BOOST_AUTO_TEST_CASE(every_cited_label_exists_in_the_proofs) {
 BOOST_AUTO_TEST_CASE(the_proofs_compile) {
   const auto dir = fs::temp_directory_path() / "seqi-proofs-test";
   fs::create_directories(dir);
-  fs::copy_file(fs::path(SEQI_SOURCE_ROOT) / "proofs" / "construction.tex", dir / "construction.tex",
-                fs::copy_options::overwrite_existing);
+  for (const auto& entry : fs::directory_iterator(fs::path(SEQI_SOURCE_ROOT) / "proofs"))
+    if (entry.path().extension() == ".tex")
+      fs::copy_file(entry.path(), dir / entry.path().filename(), fs::copy_options::overwrite_existing);
   const std::string cmd = "cd " + dir.string() +
                           " && pdflatex -interaction=nonstopmode -halt-on-error construction.tex > /dev/null 2>&1"
                           " && pdflatex -interaction=nonstopmode -halt-on-error construction.tex > /dev/null 2>&1";
