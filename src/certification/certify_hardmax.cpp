@@ -14,6 +14,8 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   cert.add({"parameters = (14d+15) sum(m) + 4d + 1 + 2d[shift] + (6d+7) K", "lem:counts",
             cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
 
+  add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
+
   ExactForward pass(inputs_of(data));
   record_phase_end(cert, pass.state(), "input");
   const auto& blocks = built.model.blocks;

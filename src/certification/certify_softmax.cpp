@@ -89,6 +89,9 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   cert.add({"attention layers other than the collapse are exact under softmax (A = 0 or identity)", "lem:mean-shift",
             !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});
 
+  // Everything below evaluates the collapse through the recorded v and a: establish that first.
+  if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
+
   ExactForward pass(inputs_of(data));
   record_phase_end(cert, pass.state(), "input");
   run_exact_blocks(cert, pass, built.model, 0, collapse);
@@ -120,9 +123,9 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
             "tau = " + to_string(facts.tau_checked)});
 
   // Collapse: the O(1) bound of lem:softmax-enclosure per sequence, per-token enclosures where it is too weak.
-  const auto& sa = built.model.blocks[collapse].sa;
-  const auto& v = sa.V.terms.front().p;
-  const auto& a = sa.V.terms.front().q;
+  const auto& sa = built.model.blocks[collapse].sa;  // = (rho, alpha I, v a^T), checked above
+  const auto& v = built.record.interpolation.v;
+  const auto& a = built.record.interpolation.a;
   CarriedForward carried(pass.state(), facts.precision);
   const auto& X = pass.state();
   std::optional<std::string> collapse_failure;

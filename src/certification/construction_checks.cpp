@@ -41,6 +41,31 @@ void add_placement_checks(Certificate& cert, const TokenState& s, const Construc
             outside.empty(), true, outside.empty() ? "all non-leaders" : outside});
 }
 
+namespace {
+
+// Empty when sa = (rho, alpha I, v a^T) with alpha > 0; otherwise what differs.
+std::string collapse_layer_mismatch(const SelfAttention<Rational>& sa, const InterpolationRecord& rec) {
+  if (!sa.A.terms.empty() || sa.A.alpha <= 0) return "A is not alpha*I with alpha > 0";
+  if (sa.V.alpha != 0 || sa.V.terms.size() != 1) return "V is not a single rank-one term v a^T";
+  const auto& t = sa.V.terms.front();
+  if (t.p.size() != rec.v.size() || !equal_points(t.p, rec.v)) return "V's left factor is not the recorded v";
+  if (t.q.size() != rec.a.size() || !equal_points(t.q, rec.a)) return "V's right factor is not the recorded a";
+  return {};
+}
+
+}  // namespace
+
+bool add_collapse_layer_check(Certificate& cert, const Construction& built) {
+  const std::size_t b = built.record.collapse_block;
+  const std::string mismatch = b < built.model.blocks.size()
+                                   ? collapse_layer_mismatch(built.model.blocks[b].sa, built.record.interpolation)
+                                   : "the model has no block " + std::to_string(b + 1);
+  cert.add({"collapse attention is (rho, alpha I, v a^T) with the recorded v, a and alpha > 0", "lem:collapse",
+            mismatch.empty(), true,
+            mismatch.empty() ? "block " + std::to_string(b + 1) : "block " + std::to_string(b + 1) + ": " + mismatch});
+  return mismatch.empty();
+}
+
 void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const Construction& built) {
   const auto& rec = built.record.interpolation;
   std::vector<Rational> z = rec.z;

@@ -10,6 +10,11 @@ namespace seqi {
 // On the tokens just before the collapse block.
 void add_placement_checks(Certificate& cert, const TokenState& before_collapse, const Construction& built);
 
+// The collapse block's attention layer is (rho, alpha I, v a^T) with alpha > 0 and exactly the
+// record's v and a (lem:collapse): the softmax certificate evaluates the layer through v and a,
+// so it must first establish that the layer is that map. Returns whether the check passed.
+bool add_collapse_layer_check(Certificate& cert, const Construction& built);
+
 // On the record's collapse values, windows and targets.
 void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const Construction& built);
 
