@@ -8,7 +8,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev libcli11-dev  # vectors, JSON, command line
   nettle-dev zlib1g-dev                          # SHA-256 in certificates, gzip for IDX files
   dataset-fashion-mnist                          # real data for the importer
-  clang libclang-rt-14-dev                       # sanitizers and libFuzzer in CI
+  clang libclang-rt-14-dev clang-tidy            # sanitizers, libFuzzer and clang-tidy in CI
   texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures poppler-utils  # certificates
 )
 missing=()

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The whole test suite (what .ci/run calls): installs packages, builds, runs the default ctest
-# suite, then the same suite under ASan/UBSan and a 60 s libFuzzer run of the parsers.
-# --quick skips the sanitizer build and the fuzzer (for local iteration only).
+# The whole test suite (what .ci/run calls): installs packages, builds with warnings as errors,
+# runs clang-tidy and the default ctest suite, then the same suite under ASan/UBSan and a 60 s
+# libFuzzer run of the parsers.
+# --quick skips clang-tidy, the sanitizer build and the fuzzer (for local iteration only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
+SEQI_WERROR=ON scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)" --label-exclude long)
 if [ "${1:-}" != "--quick" ]; then
+  scripts/tidy.sh
   scripts/sanitize-and-fuzz.sh 60
 fi

@@ -27,7 +27,7 @@ void expect_refused_after(const std::function<void(SelfAttention<Rational>&)>& t
   tamper(built.model.blocks[built.record.collapse_block].sa);
   SoftmaxOptions opt;
   for (const auto& cert : {certify_construction_softmax(data, built, opt), certify_construction_hardmax(data, built, false)}) {
-    BOOST_TEST_CONTEXT(cert.setting << ", " << why) {
+    BOOST_TEST_CONTEXT(setting_name(cert.setting) << ", " << why) {
       BOOST_TEST(!cert.verified);
       const Check* c = find_check(cert, kCollapseCheck);
       BOOST_REQUIRE(c != nullptr);

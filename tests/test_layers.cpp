@@ -7,10 +7,11 @@
 #include <random>
 #include <string>
 
-#include "seqi/certification/carried_token.hpp"
-#include "seqi/certification/exact_forward.hpp"
+#include "seqi/numbers/interval.hpp"
+#include "seqi/forward/carried_token.hpp"
+#include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
-#include "seqi/certification/one_direction_ff.hpp"
+#include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -650,4 +651,14 @@ BOOST_AUTO_TEST_CASE(lemma_p_fast_and_brute_before_collapse) {
     }
   }
   BOOST_TEST(perturbed > 0);
+}
+
+// Templates that branch on comparisons (ReLU signs, argmax) accept only scalars whose
+// comparisons decide; intervals must go through the enclosure code paths instead.
+BOOST_AUTO_TEST_CASE(comparison_templates_refuse_interval_scalars) {
+  static_assert(OrderedScalar<Rational> && OrderedScalar<double> && OrderedScalar<float>);
+  static_assert(!OrderedScalar<Interval>);
+  static_assert(scalar_traits<Rational>::exact && !scalar_traits<double>::exact);
+  static_assert(requires(const FeedForward<double>& f, const Vec<double>& x) { f.apply(x); });
+  BOOST_TEST(!OrderedScalar<Interval>);
 }

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "seqi/certification/regression_gate.hpp"
+#include "regression_gate.hpp"
 #include "seqi/io/dataset_json.hpp"
 
 using namespace seqi;

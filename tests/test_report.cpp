@@ -13,7 +13,7 @@
 #include "seqi/certification/certificate.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/io/dataset_json.hpp"
-#include "seqi/numbers/sha256.hpp"
+#include "seqi/io/sha256.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
 
@@ -121,7 +121,7 @@ void certify_and_compile(const std::string& file, bool softmax) {
   BOOST_TEST(macro_value(w.data_text, "certParamNormSq") == to_string(cert.counts.param_norm_sq));
   BOOST_TEST(macro_value(w.data_text, "certDatasetHash") == hash);
   BOOST_TEST(macro_value(w.data_text, "certVerified") == "VERIFIED");
-  BOOST_TEST(macro_value(w.data_text, "certSetting") == cert.setting);
+  BOOST_TEST(macro_value(w.data_text, "certSetting") == setting_name(cert.setting));
   BOOST_TEST(macro_value(w.data_text, "certSeed") == "7");
   for (const char* name : {"certBlocksSeparation", "certBlocksPlacement", "certBlocksInterpolation", "certWidth",
                            "certParams", "certParamsDense", "certParamsBound", "certD", "certVersion", "certDate",
@@ -260,7 +260,7 @@ BOOST_AUTO_TEST_CASE(large_runs_show_the_first_sequences_and_the_failing_ones) {
   data.name = "many";
   data.dimension = 2;
   Certificate cert;
-  cert.setting = "hardmax";
+  cert.setting = Setting::hardmax;
   for (std::size_t j = 0; j < 250; ++j) {
     Point p(2);
     p << Rational(static_cast<long>(j)), Rational(1);

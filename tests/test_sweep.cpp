@@ -79,7 +79,7 @@ void expect_dense_pass_interpolates(const Dataset& data, const Transformer<Ratio
 // Hardmax certificate of our construction: verified, every check passed, counts as the theorem says.
 void expect_hardmax_certificate(const Dataset& data, const Construction& built, const Certificate& cert) {
   const std::size_t N = data.pairs.size(), sm = sum_m(data);
-  BOOST_TEST(cert.setting == "hardmax");
+  BOOST_TEST((cert.setting == Setting::hardmax));
   BOOST_TEST(cert.verified);
   for (const auto& c : cert.checks) BOOST_TEST(c.passed, c.name << " (" << c.lemma << "): " << c.detail);
   BOOST_TEST(cert.sequences.size() == N);
@@ -107,7 +107,7 @@ void expect_hardmax_certificate(const Dataset& data, const Construction& built, 
 
 void expect_softmax_certificate(const Dataset& data, const Certificate& cert) {
   const std::size_t N = data.pairs.size(), sm = sum_m(data);
-  BOOST_TEST(cert.setting == "softmax");
+  BOOST_TEST((cert.setting == Setting::softmax));
   BOOST_TEST(cert.verified);
   for (const auto& c : cert.checks) BOOST_TEST(c.passed, c.name << " (" << c.lemma << "): " << c.detail);
   BOOST_TEST(cert.counts.blocks <= 2 * sm + 3 * N);

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <map>
 
-#include "seqi/certification/regression_gate.hpp"
+#include "regression_gate.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/read_file.hpp"

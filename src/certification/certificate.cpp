@@ -33,7 +33,7 @@ std::string count_detail(std::size_t value, const char* op, std::size_t bound) {
 
 void add_shape_checks(Certificate& cert, bool required) {
   const Counts& c = cert.counts;
-  const bool softmax = cert.setting == "softmax";
+  const bool softmax = cert.setting == Setting::softmax;
   const std::size_t bound = softmax ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
   cert.add({"feed-forward width <= 4", "def:model", c.width <= 4, required, count_detail(c.width, "<=", 4)});
   cert.add({"rank of low-rank parts of A, V <= 1", "def:model", c.max_rank_A <= 1 && c.max_rank_V <= 1, required,

@@ -4,7 +4,7 @@
 namespace seqi {
 Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute) {
   Certificate cert;
-  cert.setting = "hardmax";
+  cert.setting = Setting::hardmax;
   cert.record = built.record;
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
   add_shape_checks(cert, true);
@@ -39,7 +39,7 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
 
 Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rational>& model) {
   Certificate cert;
-  cert.setting = "hardmax";
+  cert.setting = Setting::hardmax;
   cert.counts = count_model(model, data.pairs.size(), data.sum_m());
   add_shape_checks(cert, false);
   ExactForward pass(inputs_of(data));

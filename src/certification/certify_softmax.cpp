@@ -3,7 +3,7 @@
 // exactly through the flat hats (lem:direction-carrying); tau* is certified (lem:tau-star).
 #include <algorithm>
 
-#include "seqi/certification/carried_forward.hpp"
+#include "seqi/forward/carried_forward.hpp"
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/double_cross_check.hpp"
@@ -80,7 +80,7 @@ void record_double_cross_check(SoftmaxFacts& facts, const DoubleCrossCheck& dbl)
 
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt) {
   Certificate cert;
-  cert.setting = "softmax";
+  cert.setting = Setting::softmax;
   cert.record = built.record;
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
   add_shape_checks(cert, true);
@@ -178,7 +178,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
 
 Certificate certify_model_softmax(const Dataset& data, const Transformer<Rational>& model, const SoftmaxOptions& opt) {
   Certificate cert;
-  cert.setting = "softmax";
+  cert.setting = Setting::softmax;
   cert.counts = count_model(model, data.pairs.size(), data.sum_m());
   add_shape_checks(cert, false);
   SoftmaxFacts facts;

@@ -3,17 +3,6 @@
 #include <algorithm>
 
 namespace seqi {
-namespace {
-
-// Enclosure of e^x for rational x <= 0. Below -2048 it is [0, e^-2048]: exp is monotone, and
-// the enclosure stays a short rational (an underflowing MPFR bound would have ~10^9 bits).
-Interval exp_of_nonpositive(const Rational& x, unsigned precision) {
-  const Rational floor_arg = -2048;
-  if (x >= floor_arg) return exp(Interval(x, precision));
-  return Interval::hull(0, exp(Interval(floor_arg, precision)).upper(), precision);
-}
-
-}  // namespace
 
 TauStarBound certified_tau_star(const std::vector<std::size_t>& n, const std::vector<std::optional<Rational>>& G,
                                 const std::vector<Rational>& D, const Rational& df, unsigned precision) {
@@ -45,22 +34,6 @@ Rational collapse_error_bound(std::size_t n, const Rational& G, const Rational& 
   if (n <= 1 || D == 0) return 0;
   const Interval e = exp_of_nonpositive(-G / tau, precision);
   return (e * Rational(static_cast<long>(n - 1) * D)).upper();
-}
-
-std::pair<Rational, Rational> softmax_average_enclosure(const std::vector<Rational>& scores,
-                                                        const std::vector<Rational>& z, const Rational& tau,
-                                                        unsigned precision) {
-  // Shift by the best score: weights e^{(s_l - s_best)/tau} in (0, 1], the best one exactly 1.
-  const std::size_t best = static_cast<std::size_t>(std::max_element(scores.begin(), scores.end()) - scores.begin());
-  Interval weight_sum(Rational(1), precision), deviation(Rational(0), precision);
-  for (std::size_t l = 0; l < scores.size(); ++l) {
-    if (l == best) continue;
-    const Interval w = exp_of_nonpositive((scores[l] - scores[best]) / tau, precision);
-    weight_sum += w;
-    deviation += w * (z[l] - z[best]);
-  }
-  const Interval avg = (deviation / weight_sum) + z[best];
-  return {avg.lower(), avg.upper()};
 }
 
 Rational round_down_significant(const Rational& x, int digits) {

@@ -2,11 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "seqi/cli/parse_args.hpp"
+#include "parse_args.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_writer.hpp"
-#include "seqi/cli/run.hpp"
 #include "seqi/io/import_datasets.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

@@ -7,9 +7,10 @@
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
-#include "seqi/numbers/sha256.hpp"
+#include "seqi/io/sha256.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 namespace {

@@ -2,7 +2,7 @@
 #include <iostream>
 #include <string>
 
-#include "seqi/cli/parse_args.hpp"
+#include "parse_args.hpp"
 #include "seqi/cli/run.hpp"
 
 namespace seqi {

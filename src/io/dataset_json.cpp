@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "seqi/io/hypotheses.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 namespace {

@@ -1,4 +1,5 @@
 #include "seqi/io/dataset_writer.hpp"
+#include "seqi/core/input_error.hpp"
 
 #include <unistd.h>
 

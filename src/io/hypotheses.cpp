@@ -1,4 +1,5 @@
 #include "seqi/io/hypotheses.hpp"
+#include "seqi/core/input_error.hpp"
 
 #include <algorithm>
 #include <numeric>

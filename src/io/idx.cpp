@@ -1,4 +1,5 @@
 #include "seqi/io/idx.hpp"
+#include "seqi/core/input_error.hpp"
 
 #include <zlib.h>
 

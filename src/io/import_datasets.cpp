@@ -7,10 +7,11 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "seqi/construction/generic_choice.hpp"
+#include "seqi/core/rng.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "seqi/io/idx.hpp"
 #include "seqi/io/npy.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 namespace {

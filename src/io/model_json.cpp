@@ -2,9 +2,10 @@
 
 #include <fstream>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/read_file.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 namespace {

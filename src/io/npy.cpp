@@ -1,5 +1,6 @@
 #include "seqi/io/npy.hpp"
 #include "seqi/io/read_file.hpp"
+#include "seqi/core/input_error.hpp"
 
 #include <bit>
 #include <cerrno>

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "seqi/construction/generic_choice.hpp"
+#include "seqi/core/rng.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {

@@ -7,7 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 namespace {

@@ -223,7 +223,17 @@ Interval sum(const std::vector<Interval>& xs) {
 
 std::string to_string(const Interval& x, int digits) {
   if (digits < 1) throw std::invalid_argument("to_string(Interval): digits < 1");
-  return "[" + render(&x.raw()->left, digits, false) + ", " + render(&x.raw()->right, digits, true) + "]";
+  // The endpoints are binary floats of x's precision: setting them from their exact rational
+  // values at that precision is exact.
+  auto endpoint = [&](const Rational& q, bool round_up) {
+    mpfr_t f;
+    mpfr_init2(f, static_cast<mpfr_prec_t>(x.precision()));
+    mpfr_set_q(f, q.backend().data(), MPFR_RNDN);
+    std::string text = render(f, digits, round_up);
+    mpfr_clear(f);
+    return text;
+  };
+  return "[" + endpoint(x.lower(), false) + ", " + endpoint(x.upper(), true) + "]";
 }
 
 }  // namespace seqi

@@ -23,12 +23,12 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
   std::ostringstream o;
   o << "dataset:   " << run.dataset_path << " (\"" << run.dataset_name << "\")\n";
   if (!run.model_path.empty()) o << "model:     " << run.model_path << "\n";
-  o << "setting:   " << cert.setting << " attention, " << run.arithmetic << "\n";
+  o << "setting:   " << setting_name(cert.setting) << " attention, " << run.arithmetic << "\n";
   o << "data:      N = " << c.N << ", d = " << c.d << ", sum(m) = " << c.sum_m << "\n";
   o << "result:    " << (cert.verified ? "VERIFIED" : "NOT VERIFIED") << "\n";
-  const std::size_t bound = cert.setting == "softmax" ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
+  const std::size_t bound = cert.setting == Setting::softmax ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
   o << "blocks:    " << c.blocks << " (" << phases_text(c) << ") against the theorem's "
-    << (cert.setting == "softmax" ? "2 sum(m) + 3N = " : "2 sum(m) + 2N + 1 = ") << bound << "\n";
+    << (cert.setting == Setting::softmax ? "2 sum(m) + 3N = " : "2 sum(m) + 2N + 1 = ") << bound << "\n";
   o << "width:     " << c.width << " (at most 4)\n";
   o << "params:    " << c.params << " structured, " << c.params_dense << " with dense A, V; bound (20d+22) sum(m) = "
     << c.params_bound << "\n";
@@ -74,7 +74,7 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
   const Counts& c = cert.counts;
   nlohmann::json j;
   j["verified"] = cert.verified;
-  j["setting"] = cert.setting;
+  j["setting"] = setting_name(cert.setting);
   j["dataset"] = run.dataset_path;
   j["name"] = run.dataset_name;
   if (!run.model_path.empty()) j["model"] = run.model_path;
@@ -83,7 +83,7 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
   j["d"] = c.d;
   j["sum_m"] = c.sum_m;
   j["blocks"] = c.blocks;
-  j["blocks_bound"] = cert.setting == "softmax" ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
+  j["blocks_bound"] = cert.setting == Setting::softmax ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
   j["blocks_bound_hardmax"] = c.blocks_bound_hardmax;
   j["blocks_bound_softmax"] = c.blocks_bound_softmax;
   j["blocks_by_phase"] = c.blocks_by_phase;

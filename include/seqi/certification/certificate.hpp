@@ -7,9 +7,10 @@
 #include <vector>
 
 #include "seqi/certification/counts.hpp"
-#include "seqi/certification/exact_forward.hpp"
+#include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
 #include "seqi/construction/construction.hpp"
+#include "seqi/model/setting.hpp"
 
 namespace seqi {
 
@@ -55,7 +56,7 @@ struct PhaseSnapshot {
 };
 
 struct Certificate {
-  std::string setting;  // "hardmax" or "softmax"
+  Setting setting = Setting::hardmax;
   bool verified = false;
   std::vector<Check> checks;
   std::vector<SequenceOutcome> sequences;

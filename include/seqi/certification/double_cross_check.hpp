@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
 #include "seqi/model/transformer.hpp"
 
 namespace seqi {

@@ -2,10 +2,9 @@
 // (lem:softmax-enclosure), with outward-rounded MPFR intervals on exact rational inputs.
 #pragma once
 #include <optional>
-#include <utility>
 #include <vector>
 
-#include "seqi/numbers/interval.hpp"
+#include "seqi/forward/softmax_average.hpp"
 
 namespace seqi {
 
@@ -23,11 +22,6 @@ TauStarBound certified_tau_star(const std::vector<std::size_t>& n, const std::ve
 // A rational upper bound on (n - 1) e^{-G/tau} D (lem:softmax-enclosure).
 Rational collapse_error_bound(std::size_t n, const Rational& G, const Rational& D, const Rational& tau,
                               unsigned precision);
-
-// Enclosure [lo, hi] of sum_l pi_l z_l with pi = softmax(scores / tau), scores exact.
-std::pair<Rational, Rational> softmax_average_enclosure(const std::vector<Rational>& scores,
-                                                        const std::vector<Rational>& z, const Rational& tau,
-                                                        unsigned precision);
 
 // The largest rational with at most `digits` significant decimal digits that is <= x (x > 0).
 Rational round_down_significant(const Rational& x, int digits);

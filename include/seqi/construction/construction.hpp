@@ -1,4 +1,4 @@
-// Builds the interpolating transformer of ../shared/design/construction.md (phases S, P, C, I)
+// Builds the interpolating transformer of proofs/construction.tex (phases S, P, C, I)
 // and records every generic choice, so the certificate can state and re-check them.
 #pragma once
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "seqi/construction/generic_choice.hpp"
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
 

@@ -7,22 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "seqi/numbers/rational.hpp"
+#include "seqi/core/rng.hpp"
 
 namespace seqi {
-
-// SplitMix64: a small, fully specified generator (same stream on every platform).
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next();
-  // Uniform-ish integer in [-range, range] (modulo bias is irrelevant for genericity).
-  Integer integer_in(const Integer& range);
-  Point integer_vector(int d, const Integer& range);
-
- private:
-  std::uint64_t state_;
-};
 
 struct ChoiceLog {
   std::string what;      // e.g. "shift (f, v)"

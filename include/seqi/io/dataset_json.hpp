@@ -9,7 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

@@ -9,7 +9,8 @@
 #include <iosfwd>
 #include <string>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

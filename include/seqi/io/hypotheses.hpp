@@ -1,9 +1,10 @@
-// Hypotheses H1-H5 of the construction (design/construction.md, section 1), checked on a dataset.
+// Hypotheses H1-H5 (def:hypotheses in proofs/construction.tex), checked on a dataset.
 #pragma once
 #include <cstddef>
 #include <string>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

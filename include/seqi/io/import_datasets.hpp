@@ -1,4 +1,4 @@
-// Importers that turn external data into datasets (seqi/io/dataset.hpp) satisfying H1-H5.
+// Importers that turn external data into datasets (seqi/core/dataset.hpp) satisfying H1-H5.
 //
 // Fashion-MNIST (IDX files, e.g. Debian's dataset-fashion-mnist):
 //   * Each image (rows x cols bytes, 28 x 28 for Fashion-MNIST) is cut into non-overlapping
@@ -33,7 +33,8 @@
 #include <cstdint>
 #include <string>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "seqi/model/transformer.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
 #include "seqi/numbers/rational.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

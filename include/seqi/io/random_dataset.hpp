@@ -2,7 +2,7 @@
 #pragma once
 #include <cstdint>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
 
 namespace seqi {
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

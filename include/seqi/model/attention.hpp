@@ -9,8 +9,6 @@
 
 namespace seqi {
 
-enum class AttentionKind { hardmax, softmax };
-
 template <class S>
 struct SelfAttention {
   S rho = S(1);
@@ -40,7 +38,7 @@ Vec<S> mean_of(const TokenList<S>& X) {
 
 // Hardmax: pi_il = 1/|C_i| on C_i = argmax_l s_il (ties share equally). O(n^2 d).
 // Exact for S = Rational; for other S the argmax decision is only as good as S.
-template <class S>
+template <OrderedScalar S>
 TokenList<S> apply_hardmax(const SelfAttention<S>& sa, const TokenList<S>& X) {
   if (sa.is_identity()) return X;
   TokenList<S> out;

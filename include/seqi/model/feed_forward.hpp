@@ -15,7 +15,10 @@ struct FeedForward {
 
   std::size_t width() const { return static_cast<std::size_t>(U.rows()); }
 
-  Vec<S> apply(const Vec<S>& x) const {
+  // Branches on the sign of each pre-activation: only for scalars whose comparisons decide.
+  Vec<S> apply(const Vec<S>& x) const
+    requires OrderedScalar<S>
+  {
     Vec<S> y = x * eta;
     for (Eigen::Index i = 0; i < U.rows(); ++i) {
       S pre = U.row(i).dot(x.transpose()) + b[i];

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
 
 namespace seqi {
 

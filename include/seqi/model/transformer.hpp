@@ -34,7 +34,7 @@ struct Transformer {
 };
 
 // Dense forward pass of one sequence: O(L n^2 d) for attention, O(L n w d) for FF.
-template <class S>
+template <OrderedScalar S>
 TokenList<S> forward_dense(const Transformer<S>& model, TokenList<S> X) {
   for (const auto& block : model.blocks) {
     X = apply_hardmax(block.sa, X);

@@ -52,9 +52,6 @@ class Interval {
   bool subset_of(const Rational& lo, const Rational& hi) const;  // lo <= lower() && upper() <= hi
   bool contains_zero() const;
 
-  // Read-only access to the underlying MPFI value (for interop and tests).
-  mpfi_srcptr raw() const { return v_; }
-
   friend Interval operator+(const Interval& a, const Interval& b);
   friend Interval operator-(const Interval& a, const Interval& b);
   friend Interval operator*(const Interval& a, const Interval& b);

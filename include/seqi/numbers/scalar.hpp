@@ -1,10 +1,39 @@
-// The thin scalar concept shared by layer templates: exact rationals, doubles, intervals.
+// The thin scalar concept shared by layer templates. Layers store and combine weights of any
+// scalar type S (exact rationals, doubles, floats); evaluating a ReLU or an argmax needs
+// comparisons that decide, which only OrderedScalar types offer. Intervals are not
+// OrderedScalar: a comparison of enclosures can be undecided, so they get their own code
+// paths (forward/) that decide every sign exactly or fail.
 #pragma once
 #include <cmath>
+#include <concepts>
 
 #include "seqi/numbers/rational.hpp"
 
 namespace seqi {
+
+template <class S>
+struct scalar_traits {
+  static constexpr bool ordered = false;  // a < b is a decided fact about the values
+  static constexpr bool exact = false;    // + - * / are exact
+};
+template <>
+struct scalar_traits<Rational> {
+  static constexpr bool ordered = true;
+  static constexpr bool exact = true;
+};
+template <>
+struct scalar_traits<double> {
+  static constexpr bool ordered = true;
+  static constexpr bool exact = false;
+};
+template <>
+struct scalar_traits<float> {
+  static constexpr bool ordered = true;
+  static constexpr bool exact = false;
+};
+
+template <class S>
+concept OrderedScalar = scalar_traits<S>::ordered;
 
 // Converts an exact rational into scalar type S (exact for Rational, nearest for double).
 template <class S>

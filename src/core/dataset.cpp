@@ -1,4 +1,4 @@
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
 
 namespace seqi {
 

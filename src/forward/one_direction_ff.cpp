@@ -1,4 +1,4 @@
-#include "seqi/certification/one_direction_ff.hpp"
+#include "seqi/forward/one_direction_ff.hpp"
 
 namespace seqi {
 namespace {

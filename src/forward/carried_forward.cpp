@@ -1,9 +1,9 @@
-#include "seqi/certification/carried_forward.hpp"
+#include "seqi/forward/carried_forward.hpp"
 
 #include <algorithm>
 
-#include "seqi/certification/one_direction_ff.hpp"
-#include "seqi/certification/softmax_bounds.hpp"
+#include "seqi/forward/softmax_average.hpp"
+#include "seqi/forward/sparse_feed_forward.hpp"
 
 namespace seqi {
 
@@ -71,47 +71,17 @@ std::optional<std::string> CarriedForward::apply_attention_to(const SelfAttentio
 }
 
 std::optional<std::string> CarriedForward::apply_feed_forward(const FeedForward<Rational>& ff) {
-  // Equal carried tokens have equal readings and come in runs: reuse the last image.
-  std::optional<CarriedToken> last_in, last_out;
-  auto apply_one = [&](std::size_t i) -> std::optional<std::string> {
-    if (last_in && same_token(*last_in, tokens_[i])) {
-      tokens_[i] = *last_out;
-      return std::nullopt;
-    }
-    std::size_t unit = 0;
-    last_in = tokens_[i];
-    auto y = apply_carried(ff, tokens_[i], &unit);
-    last_out = y;
-    if (!y)
-      return where(i) + ": the enclosure c in [" + approx_decimal(tokens_[i].lo, 12) + ", " + approx_decimal(tokens_[i].hi, 12) + "] makes the pre-activation of unit " +
-             std::to_string(unit) + " straddle 0 (it leaves its flat)";
-    tokens_[i] = std::move(*y);
-    return std::nullopt;
-  };
-  auto form = identity_outside_breakpoints(ff);
-  if (!form) {
-    index_.invalidate();
-    for (std::size_t i = 0; i < tokens_.size(); ++i)
-      if (auto failure = apply_one(i)) return failure;
-    return std::nullopt;
-  }
-  if (!index_.valid_for(form->r)) {
-    index_.reset(form->r, tokens_.size());
-    for (std::size_t i = 0; i < tokens_.size(); ++i) {
-      auto [lo, hi] = tokens_[i].reading(form->r);
-      index_.set(i, lo, hi);
-    }
-  }
+  std::size_t unit = 0;
   // Every point of an enclosure whose reading avoids (lo, hi) is fixed (lem:sparse-ff).
-  const auto touched = index_.meeting(form->lo, form->hi);
-  for (std::size_t i : touched) {
-    if (auto failure = apply_one(i)) return failure;
-  }
-  for (std::size_t i : touched) {
-    auto [lo, hi] = tokens_[i].reading(form->r);
-    index_.set(i, lo, hi);
-  }
-  return std::nullopt;
+  const auto step = apply_feed_forward_sparsely(
+      tokens_, index_, identity_outside_breakpoints(ff),
+      [](const CarriedToken& t, const Point& r) { return t.reading(r); }, same_token,
+      [&](const CarriedToken& t, std::size_t) { return apply_carried(ff, t, &unit); });
+  if (!step.failed_token) return std::nullopt;
+  const auto& t = tokens_[*step.failed_token];
+  return where(*step.failed_token) + ": the enclosure c in [" + approx_decimal(t.lo, 12) + ", " +
+         approx_decimal(t.hi, 12) + "] makes the pre-activation of unit " + std::to_string(unit) +
+         " straddle 0 (it leaves its flat)";
 }
 
 }  // namespace seqi

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "seqi/certification/carried_token.hpp"
-#include "seqi/certification/reading_index.hpp"
+#include "seqi/forward/carried_token.hpp"
+#include "seqi/forward/reading_index.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
 

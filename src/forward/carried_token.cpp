@@ -1,4 +1,4 @@
-#include "seqi/certification/carried_token.hpp"
+#include "seqi/forward/carried_token.hpp"
 
 namespace seqi {
 

@@ -6,12 +6,11 @@
 #include <cstddef>
 #include <vector>
 
-#include "seqi/certification/reading_index.hpp"
+#include "seqi/forward/reading_index.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
 
 namespace seqi {
-
 
 struct ForwardStats {
   std::size_t ff_tokens_evaluated = 0;  // tokens on which a FF was computed
@@ -39,8 +38,6 @@ class ExactForward {
   const ForwardStats& stats() const { return stats_; }
 
  private:
-  void ensure_index(const Point& r);
-
   TokenState state_;
   ForwardStats stats_;
   ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction

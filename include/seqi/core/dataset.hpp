@@ -1,6 +1,5 @@
 // A dataset of input/output token sequences with exact rational coordinates.
 #pragma once
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,12 +21,6 @@ struct Dataset {
   std::vector<std::string> notes;  // non-fatal remarks (e.g. duplicate pairs merged)
   std::size_t sum_m() const;
   std::size_t total_input_tokens() const;
-};
-
-// Bad input: the message names the file, pair, token and coordinate where known,
-// what is wrong and what to do. Maps to exit code 2.
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
 };
 
 }  // namespace seqi

@@ -1,4 +1,4 @@
-#include "seqi/certification/reading_index.hpp"
+#include "seqi/forward/reading_index.hpp"
 
 namespace seqi {
 

@@ -1,6 +1,6 @@
-#include "seqi/certification/regression_gate.hpp"
+#include "regression_gate.hpp"
 
-#include "seqi/numbers/sha256.hpp"
+#include "seqi/io/sha256.hpp"
 
 namespace seqi {
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 

@@ -1,4 +1,4 @@
-#include "seqi/numbers/sha256.hpp"
+#include "seqi/io/sha256.hpp"
 
 #include <nettle/sha2.h>
 
@@ -7,7 +7,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "seqi/io/dataset.hpp"
+#include "seqi/core/dataset.hpp"
+#include "seqi/core/input_error.hpp"
 
 namespace seqi {
 namespace {

@@ -1,0 +1,55 @@
+#include "seqi/forward/exact_forward.hpp"
+
+#include <optional>
+#include <utility>
+
+#include "seqi/forward/sparse_feed_forward.hpp"
+
+namespace seqi {
+
+void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
+  if (sa.is_identity()) {
+    ++stats_.attention_layers_skipped;
+    return;
+  }
+  for (std::size_t j = 0; j < state_.sequences(); ++j) {
+    auto first = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j]);
+    auto last = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j + 1]);
+    TokenList<Rational> X(first, last);
+    X = apply_hardmax(sa, X);
+    std::move(X.begin(), X.end(), first);
+  }
+  index_.invalidate();
+}
+
+void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Rational>& sa,
+                                                      const std::vector<std::size_t>& attends) {
+  // V x_att once per attended token: many tokens attend to the same leader.
+  std::vector<std::optional<Point>> value(state_.tokens.size());
+  std::vector<Point> out(state_.tokens.size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    auto& v = value[attends[i]];
+    if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
+    out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
+  }
+  state_.tokens = std::move(out);
+  index_.invalidate();
+}
+
+void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
+  const auto form = one_direction_form(ff);
+  const auto step = apply_feed_forward_sparsely(
+      state_.tokens, index_, form,
+      [](const Point& x, const Point& r) {
+        Rational t = dot(r, x);
+        return std::pair{t, t};
+      },
+      [](const Point& a, const Point& b) { return equal_points(a, b); },
+      [&](const Point& x, std::size_t i) -> std::optional<Point> {
+        return form ? apply_one_direction(ff, *form, x, index_.reading(i)) : ff.apply(x);
+      });
+  step.sparse ? ++stats_.ff_sparse_layers : ++stats_.ff_dense_layers;
+  stats_.ff_tokens_evaluated += step.touched;
+}
+
+}  // namespace seqi
