@@ -2,7 +2,10 @@
 
 #include "seqi/certification/one_direction_ff.hpp"
 
+#include <algorithm>
 #include <optional>
+
+#include "seqi/numbers/bit_limit.hpp"
 
 namespace seqi {
 
@@ -16,6 +19,7 @@ void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
     auto last = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j + 1]);
     TokenList<Rational> X(first, last);
     X = apply_hardmax(sa, X);
+    for (std::size_t i = 0; i < X.size(); ++i) check_bits(X[i], state_.begin[j] + i);
     std::move(X.begin(), X.end(), first);
   }
   index_.invalidate();
@@ -30,6 +34,7 @@ void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Ration
     auto& v = value[attends[i]];
     if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
     out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
+    check_bits(out[i], i);
   }
   state_.tokens = std::move(out);
   index_.invalidate();
@@ -49,9 +54,13 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
   const auto form = one_direction_form(ff);
   if (!form) {
     ++stats_.ff_dense_layers;
-    for (auto& x : state_.tokens) x = ff.apply(x);
+    for (std::size_t i = 0; i < state_.tokens.size(); ++i) {
+      state_.tokens[i] = ff.apply(state_.tokens[i]);
+      check_bits(state_.tokens[i], i);
+    }
     stats_.ff_tokens_evaluated += state_.tokens.size();
     index_.invalidate();
+    ++blocks_done_;
     return;
   }
   ensure_index(form->r);
@@ -65,6 +74,7 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
     if (last_in.size() == 0 || !equal_points(x, last_in)) {
       last_in = x;
       last_out = apply_one_direction(ff, *form, x, index_.reading(i));
+      check_bits(last_out, i);
     }
     x = last_out;
   }
@@ -73,6 +83,16 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
     index_.set(i, t, t);
   }
   stats_.ff_tokens_evaluated += touched.size();
+  ++blocks_done_;
+}
+
+void ExactForward::check_bits(const Point& x, std::size_t i) const {
+  check_bit_growth(x, [&] {
+    const auto j = static_cast<std::size_t>(std::upper_bound(state_.begin.begin(), state_.begin.end(), i) -
+                                            state_.begin.begin()) - 1;
+    return "block " + std::to_string(blocks_done_ + 1) + ", sequence " + std::to_string(j + 1) + ", token " +
+           std::to_string(i - state_.begin[j] + 1);
+  });
 }
 
 }  // namespace seqi

@@ -24,6 +24,9 @@ std::string latex_escape(const std::string& s);
 void write_latex_certificate(const Certificate& cert, const RunInfo& run, const Dataset& data,
                              const std::string& dataset_sha256, const std::string& date, const std::string& tex_path);
 
+// The companion <stem>-data.tex of the certificate tex_path (same directory). Throws
+// InputError when tex_path does not end in .tex or its name cannot be \input by LaTeX.
+std::string certificate_data_path(const std::string& tex_path);
 // Runs pdflatex twice (-interaction=nonstopmode -halt-on-error, output directory = the tex
 // file's directory, working directory the same so the data file is found) if it is on PATH.
 // Returns "" on success, else a message: pdflatex missing, or the last lines of its log.
