@@ -167,7 +167,7 @@ std::uint64_t test_seed() {
 
 BOOST_AUTO_TEST_CASE(quote_value_is_bounded_and_escaped) {
   BOOST_TEST(quote_value("abc") == "\"abc\"");
-  BOOST_TEST(quote_value(std::string("a\0b\x1b[31m\"\\\n\xff", 11)) == "\"a\\x00b\\x1b[31m\\\"\\\\\\n\\xff\"");
+  BOOST_TEST(quote_value(std::string("a\0b\x1b[31m\"\\\n\xff", 12)) == "\"a\\x00b\\x1b[31m\\\"\\\\\\n\\xff\"");
   const std::string q = quote_value(std::string(100000, 'x'));
   BOOST_TEST(q == "\"" + std::string(kQuotedValueChars, 'x') + "\"... (100000 bytes)");
 }
@@ -218,12 +218,12 @@ BOOST_AUTO_TEST_CASE(out_of_memory_exits_3_with_a_message) {
     BOOST_TEST_MESSAGE("skipped under AddressSanitizer (it reserves terabytes of address space)");
     return;
   }
-  // About 40 MB of text holding 2.4 million rationals: far more than 300 MiB once parsed.
+  // About 4.5 MB of text holding 400,000 rationals: about 140 MB once parsed (README: peak memory).
   const fs::path p = scratch_file("large.json");
   {
     std::ofstream out(p);
     out << R"({"dimension": 16, "pairs": [)";
-    for (int j = 0; j < 3000; ++j) {
+    for (int j = 0; j < 500; ++j) {
       out << (j ? "," : "") << R"({"input": [)";
       for (int t = 0; t < 50; ++t) {
         out << (t ? "," : "") << "[";
@@ -234,7 +234,7 @@ BOOST_AUTO_TEST_CASE(out_of_memory_exits_3_with_a_message) {
     }
     out << "]}";
   }
-  const Run r = verify({"--exact", p.string()}, {.address_space = rlim_t{300} << 20, .timeout_s = 120});
+  const Run r = verify({"--exact", p.string()}, {.address_space = rlim_t{80} << 20, .timeout_s = 120});
   expect(r, 3, "out of memory");
 }
 
@@ -249,7 +249,7 @@ BOOST_AUTO_TEST_CASE(numbers_beyond_the_digit_limit_are_refused) {
   expect(verify({d.string()}), 2, "more than 10000 digits");
   const fs::path n = scratch_file("many-digits-number.json");
   write_file(n, one_pair_dataset(R"([["0", "0"], [)" + std::string(1000000, '7') + R"(, "1"]])"));
-  expect(verify({n.string()}), 2, "coordinate 1");
+  expect(verify({n.string()}), 2, "(1000000 bytes) is too large to be a JSON number");
 }
 
 BOOST_AUTO_TEST_CASE(coordinates_at_the_digit_limit_verify) {
@@ -269,12 +269,17 @@ BOOST_AUTO_TEST_CASE(exponent_with_leading_zeros_is_read) {
 }
 
 BOOST_AUTO_TEST_CASE(model_whose_values_explode_stops_at_the_bit_limit_naming_the_block) {
-  // 5000 blocks whose attention multiplies every token by rho = 10^1000 (FF: W = 0).
+  // 1000 blocks whose attention multiplies every token by rho = 10^1000 (FF: W = 0); the
+  // limit stops the pass near block 316.
   json blocks = json::array();
-  for (int k = 0; k < 5000; ++k)
+  for (int k = 0; k < 1000; ++k)
     blocks.push_back({{"phase", "user"},
                       {"attention", {{"rho", "1e1000"}, {"A", {{"alpha", "0"}}}, {"V", {{"alpha", "0"}}}}},
-                      {"feed_forward", {{"eta", "1"}, {"U", {{"1", "0"}}}, {"b", {"0"}}, {"W", {{"0"}, {"0"}}}}}});
+                      {"feed_forward",
+                       {{"eta", "1"},
+                        {"U", json::array({json::array({"1", "0"})})},
+                        {"b", json::array({"0"})},
+                        {"W", json::array({json::array({"0"}), json::array({"0"})})}}}});
   const json model = {{"format", "seqi-transformer"}, {"version", 1}, {"dimension", 2}, {"blocks", blocks}};
   const fs::path m = scratch_file("exploding-model.json");
   write_file(m, model.dump());
@@ -446,7 +451,7 @@ BOOST_AUTO_TEST_CASE(killed_save_model_leaves_the_old_or_the_complete_new_file) 
   const fs::path target = scratch_file("killed-model.json");
   const std::string old = "{\"old\": true}\n";
   int saw_old = 0, saw_new = 0;
-  for (int k = 0; k < 12; ++k) {
+  for (int k = 0; k < 8; ++k) {
     write_file(target, old);
     const auto delay = std::chrono::microseconds(std::uniform_int_distribution<long>(
         0, std::chrono::duration_cast<std::chrono::microseconds>(full).count() * 5 / 4)(rng));
