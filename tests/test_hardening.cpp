@@ -194,6 +194,15 @@ BOOST_AUTO_TEST_CASE(hostile_strings_in_a_dataset_are_quoted_short_and_escaped) 
   BOOST_TEST(rt.err.size() < 1000u, rt.err.size());
 }
 
+BOOST_AUTO_TEST_CASE(a_hostile_dataset_name_reaches_the_summary_escaped) {
+  const fs::path p = scratch_file("evil-name.json");
+  write_file(p, R"({"name": "\u001b[2Jevil\u0007", "dimension": 2, "pairs": [{"input": [[0, 0]], "output": [[1, 1]]}]})");
+  const Run r = verify({p.string()});
+  BOOST_TEST(r.code == 0, describe(r));
+  BOOST_TEST(r.out.find("(\"\\x1b[2Jevil\\x07\")") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find('\x1b') == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(deeply_nested_model_values_are_refused_without_recursion) {
   const std::string deep = std::string(50000, '[') + std::string(50000, ']');
   for (const std::string& where : {std::string("format"), std::string("dimension"), std::string("blocks")}) {
@@ -326,6 +335,29 @@ BOOST_AUTO_TEST_CASE(an_enormous_token_before_dimension_is_refused_at_the_limit)
   const fs::path q = scratch_file("long-second-token.json");
   write_file(q, R"({"pairs": [{"input": [[0, 0], )" + token + R"(]], "output": [[1, 1]]}], "dimension": 2})");
   expect(verify({q.string()}), 2, "pair 1, input token 2 has the wrong dimension: expected 2 coordinates");
+}
+
+// A version 1.0 .npy file of `shape` float64 zeros.
+void write_zero_npy(const fs::path& p, const std::string& shape, std::size_t values) {
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::ofstream out(p, std::ios::binary);
+  out << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(header.size() & 0xff)
+      << static_cast<char>(header.size() >> 8) << header;
+  const std::string zeros(values * 8, '\0');
+  out << zeros;
+}
+
+BOOST_AUTO_TEST_CASE(npy_counts_that_disagree_in_the_headers_fail_before_decoding) {
+  // 3 million values (24 MB; hundreds of MB once decoded) against outputs for 2 sequences.
+  const fs::path x = scratch_file("big-X.npy"), y = scratch_file("small-Y.npy");
+  write_zero_npy(x, "(1000, 1000, 3)", 3000000);
+  write_zero_npy(y, "(2, 1, 3)", 6);
+  const Run r = verify({"import", "npy", "--inputs", x.string(), "--outputs", y.string(), "-o",
+                        scratch_file("npy-out.json").string()},
+                       {.address_space = kSanitized ? 0 : rlim_t{120} << 20});
+  expect(r, 2, "2 output sequences but " + x.string() + " has 1000 input sequences");
 }
 
 // ---- 5. no false "verified" ------------------------------------------------------------
@@ -487,6 +519,9 @@ BOOST_AUTO_TEST_CASE(negative_importer_integers_are_refused_as_typed) {
       {{"import", "fashion-mnist", "--patch", "7", "--count", "-3", "--task", "classify", "-o", out}, "--count \"-3\""},
       {{"import", "fashion-mnist", "--patch", "7", "--count", "3", "--task", "inpaint", "--mask", "-2", "-o", out},
        "--mask \"-2\""},
+      {{"import", "fashion-mnist", "--patch", "7", "--count", "3", "--task", "inpaint", "--mask", "2", "--labels",
+        "L.gz", "-o", out},
+       "--labels applies to --task classify only"},
   };
   for (const auto& [args, fragment] : cases) {
     BOOST_TEST_CONTEXT(fragment) {

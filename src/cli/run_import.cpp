@@ -35,7 +35,8 @@ int run_import(int argc, char** argv) {
   fm->add_option("--seed", seed_text, "seed of the image selection and of the masks (recorded in the name)")
       ->capture_default_str();
   fm->add_option("--images", images, "IDX image file (.gz or plain)")->capture_default_str();
-  fm->add_option("--labels", labels, "IDX label file (.gz or plain; classify only)")->capture_default_str();
+  auto* labels_opt =
+      fm->add_option("--labels", labels, "IDX label file (.gz or plain; classify only)")->capture_default_str();
   fm->add_option("-o,--output", output, "dataset JSON file to write")->required();
 
   auto* np = app.add_subcommand("npy", "NumPy .npy arrays: inputs [total, d] with lengths [N] (or [N, n, d]), "
@@ -63,6 +64,10 @@ int run_import(int argc, char** argv) {
     if (fm->parsed()) {
       if (task == "inpaint" && mask_opt->count() == 0) {
         std::cerr << "verify import: --task inpaint needs --mask K (the number of patches removed per image)\n";
+        return kBadInput;
+      }
+      if (task == "inpaint" && labels_opt->count() != 0) {
+        std::cerr << "verify import: --labels applies to --task classify only\n";
         return kBadInput;
       }
       if (task == "classify" && mask_opt->count() != 0) {
