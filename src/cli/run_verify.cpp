@@ -58,6 +58,10 @@ void check_paths(const VerifyOptions& opt) {
   if (!opt.report_path.empty()) {
     outputs.push_back({"--report", opt.report_path});
     outputs.push_back({"the certificate's data file", certificate_data_path(opt.report_path)});
+    if (opt.pdf)  // pdflatex writes these next to the certificate
+      for (const char* ext : {".pdf", ".log", ".aux"})
+        outputs.push_back({std::string("the certificate's ") + ext + " file",
+                           std::filesystem::path(opt.report_path).replace_extension(ext).string()});
   }
   refuse_outputs_onto_inputs(outputs, inputs);
 }
