@@ -9,6 +9,7 @@
 #include <map>
 
 #include "regression_gate.hpp"
+#include "seqi/io/atomic_write.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/read_file.hpp"
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
         std::cerr << "gate: refusing to bless a run that violates the theorem constants\n";
         return 1;
       }
-      std::ofstream(golden) << now.dump(1) << "\n";
+      seqi::write_file_atomically(golden, "golden", [&](std::ostream& out) { out << now.dump(1) << "\n"; });
       std::cout << "blessed " << now.size() << " records into " << golden << "\n";
       return 0;
     }

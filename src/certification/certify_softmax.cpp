@@ -8,6 +8,7 @@
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/double_cross_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
+#include "seqi/numbers/bit_limit.hpp"
 
 namespace seqi {
 namespace {
@@ -31,9 +32,13 @@ std::optional<std::size_t> first_inexact_attention(const Transformer<Rational>& 
 std::optional<std::string> carry_through(CarriedForward& carried, const Transformer<Rational>& model,
                                          std::size_t from, bool skip_first_attention, const Rational& tau) {
   for (std::size_t b = from; b < model.blocks.size(); ++b) {
-    if (!(b == from && skip_first_attention))
-      if (auto f = carried.apply_attention(model.blocks[b].sa, tau)) return "block " + std::to_string(b + 1) + ": " + *f;
-    if (auto f = carried.apply_feed_forward(model.blocks[b].ff)) return "block " + std::to_string(b + 1) + ": " + *f;
+    try {
+      if (!(b == from && skip_first_attention))
+        if (auto f = carried.apply_attention(model.blocks[b].sa, tau)) return "block " + std::to_string(b + 1) + ": " + *f;
+      if (auto f = carried.apply_feed_forward(model.blocks[b].ff)) return "block " + std::to_string(b + 1) + ": " + *f;
+    } catch (const BitLimitExceeded& e) {
+      throw BitLimitExceeded("block " + std::to_string(b + 1) + ", " + e.what());
+    }
   }
   return std::nullopt;
 }

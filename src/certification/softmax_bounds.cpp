@@ -41,7 +41,14 @@ Rational round_down_significant(const Rational& x, int digits) {
   for (int k = 1; k < digits; ++k) lo *= 10;
   const Integer hi = lo * 10;
   // x = y / factor with y in [10^(digits-1), 10^digits); truncating y rounds down.
-  Rational y = x, factor = 1;
+  // Start from log10(x) estimated from bit lengths (0.30103 ~ log10 2, integer arithmetic);
+  // the exact loops below then take at most a few steps.
+  using boost::multiprecision::msb;
+  const long long e = static_cast<long long>(msb(numerator(x))) - static_cast<long long>(msb(denominator(x)));
+  const long long shift = (digits - 1) - e * 30103 / 100000;
+  const Integer power = boost::multiprecision::pow(Integer(10), static_cast<unsigned>(shift < 0 ? -shift : shift));
+  Rational factor = shift >= 0 ? Rational(power) : Rational(Integer(1), power);
+  Rational y = x * factor;
   while (y < Rational(lo)) y *= 10, factor *= 10;
   while (y >= Rational(hi)) y /= 10, factor /= 10;
   return Rational(Integer(numerator(y) / denominator(y))) / factor;

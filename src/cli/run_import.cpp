@@ -1,18 +1,23 @@
 // `verify import fashion-mnist|npy ... -o FILE.json`: writes a dataset file for `verify`.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <new>
+#include <stdexcept>
 
 #include "parse_args.hpp"
 #include "seqi/cli/run.hpp"
+#include "seqi/cli/unsigned_option.hpp"
 #include "seqi/io/dataset_writer.hpp"
 #include "seqi/io/import_datasets.hpp"
 #include "seqi/core/input_error.hpp"
+#include "seqi/io/output_paths.hpp"
+#include "seqi/io/quote_value.hpp"
 
 namespace seqi {
 
 int run_import(int argc, char** argv) {
   CLI::App app{"verify import: convert external data into a dataset JSON file for `verify`.\n"
-               "Exit codes: 0 written, 2 bad input or usage.",
+               "Exit codes: 0 written, 2 bad input or usage, 3 out of memory.",
                "verify import"};
   app.require_subcommand(1);
 
@@ -21,23 +26,24 @@ int run_import(int argc, char** argv) {
       "fashion-mnist",
       "Fashion-MNIST images as sequences of p x p patch tokens (pixels k/255, then the patch row and "
       "column); task classify (output: label embedding) or inpaint (output: the masked patches)");
-  std::size_t patch = 0, count = 0, mask = 0;
+  // Integers are taken as text and checked by unsigned_option_value: "-7" is refused as typed.
+  std::string patch_text, count_text, mask_text = "0", seed_text = "1";
   std::string task, images = kFashionMnistTrainImages, labels = kFashionMnistTrainLabels;
-  std::uint64_t seed = 1;
-  fm->add_option("--patch", patch, "patch side p (must divide 28: 1, 2, 4, 7, 14, 28)")->required();
-  fm->add_option("--count", count, "number of images drawn (seeded, without replacement)")->required();
+  fm->add_option("--patch", patch_text, "patch side p (must divide 28: 1, 2, 4, 7, 14, 28)")->required();
+  fm->add_option("--count", count_text, "number of images drawn (seeded, without replacement)")->required();
   fm->add_option("--task", task, "classify or inpaint")->required()->check(CLI::IsMember({"classify", "inpaint"}));
-  auto* mask_opt = fm->add_option("--mask", mask, "inpaint: number of patches removed from each image");
-  fm->add_option("--seed", seed, "seed of the image selection and of the masks (recorded in the name)")
+  auto* mask_opt = fm->add_option("--mask", mask_text, "inpaint: number of patches removed from each image");
+  fm->add_option("--seed", seed_text, "seed of the image selection and of the masks (recorded in the name)")
       ->capture_default_str();
   fm->add_option("--images", images, "IDX image file (.gz or plain)")->capture_default_str();
-  fm->add_option("--labels", labels, "IDX label file (.gz or plain; classify only)")->capture_default_str();
+  auto* labels_opt =
+      fm->add_option("--labels", labels, "IDX label file (.gz or plain; classify only)")->capture_default_str();
   fm->add_option("-o,--output", output, "dataset JSON file to write")->required();
 
   auto* np = app.add_subcommand("npy", "NumPy .npy arrays: inputs [total, d] with lengths [N] (or [N, n, d]), "
                                        "outputs [total_out, d] with output lengths [N] (or [N, m, d])");
-  std::string inputs, lengths, outputs, output_lengths;
-  np->add_option("--inputs", inputs, "input tokens X.npy")->required();
+  std::string inputs_path, lengths, outputs, output_lengths;
+  np->add_option("--inputs", inputs_path, "input tokens X.npy")->required();
   np->add_option("--lengths", lengths, "1-D integer n_j of each input sequence (X is then [total, d])");
   np->add_option("--outputs", outputs, "output tokens Y.npy")->required();
   np->add_option("--output-lengths", output_lengths, "1-D integer m_j of each output sequence (Y is then [total, d])");
@@ -46,19 +52,44 @@ int run_import(int argc, char** argv) {
   if (auto done = parse_args(app, argc, argv)) return *done;
 
   try {
+    if (output.empty()) throw InputError("-o was given an empty file name (an unset variable?); give a path");
+    std::vector<NamedPath> inputs;
+    if (fm->parsed())
+      inputs = {{"--images", images}, {"--labels", labels}};
+    else
+      for (const auto& [role, path] : {std::pair{"--inputs", &inputs_path}, std::pair{"--lengths", &lengths},
+                                        std::pair{"--outputs", &outputs}, std::pair{"--output-lengths", &output_lengths}})
+        if (!path->empty()) inputs.push_back({role, *path});
+    refuse_outputs_onto_inputs({{"-o", output}}, inputs);
     Dataset data;
     if (fm->parsed()) {
       if (task == "inpaint" && mask_opt->count() == 0) {
         std::cerr << "verify import: --task inpaint needs --mask K (the number of patches removed per image)\n";
         return kBadInput;
       }
+      if (task == "inpaint" && labels_opt->count() != 0) {
+        std::cerr << "verify import: --labels applies to --task classify only\n";
+        return kBadInput;
+      }
       if (task == "classify" && mask_opt->count() != 0) {
         std::cerr << "verify import: --mask applies to --task inpaint only\n";
         return kBadInput;
       }
-      data = import_fashion_mnist(images, labels, patch, count, task, mask, seed);
+      std::uint64_t value[4];
+      const std::pair<const char*, const std::string*> integers[] = {
+          {"--patch", &patch_text}, {"--count", &count_text}, {"--mask", &mask_text}, {"--seed", &seed_text}};
+      for (std::size_t k = 0; k < 4; ++k) {
+        const auto v = unsigned_option_value(*integers[k].second);
+        if (!v) {
+          std::cerr << "verify import: " << integers[k].first << " " << quote_value(*integers[k].second)
+                    << ": expected a non-negative integer (0 to 18446744073709551615)\n";
+          return kBadInput;
+        }
+        value[k] = *v;
+      }
+      data = import_fashion_mnist(images, labels, value[0], value[1], task, value[2], value[3]);
     } else {
-      data = import_npy(inputs, lengths, outputs, output_lengths);
+      data = import_npy(inputs_path, lengths, outputs, output_lengths);
     }
     write_dataset_json(data, output);
     std::size_t n_max = 0;
@@ -73,7 +104,10 @@ int run_import(int argc, char** argv) {
     return kBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << "verify import: out of memory; import fewer or smaller sequences\n";
-    return kBadInput;
+    return kOutOfMemory;
+  } catch (const std::length_error& e) {
+    std::cerr << "verify import: out of memory: a container would exceed its maximum size (" << e.what() << ")\n";
+    return kOutOfMemory;
   }
 }
 

@@ -1,13 +1,20 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <new>
 #include <ostream>
+#include <stdexcept>
+#include <vector>
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
 #include "seqi/io/sha256.hpp"
+#include "seqi/io/output_paths.hpp"
+#include "seqi/io/quote_value.hpp"
+#include "seqi/io/read_file.hpp"
+#include "seqi/numbers/bit_limit.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
 #include "seqi/core/input_error.hpp"
@@ -21,15 +28,17 @@ Check hypotheses_check(const Dataset& data) {
   return {"hypotheses H1-H5 on the dataset", "def:hypotheses", true, true, detail};
 }
 
-SoftmaxOptions softmax_options(const VerifyOptions& opt) {
+// Checks every option value and path before any work: the temperature, the precision, the
+// certificate's file names, and that no output is an input or another output.
+SoftmaxOptions checked_softmax_options(const VerifyOptions& opt) {
   SoftmaxOptions so;
   so.brute = opt.brute;
   so.precision_bits = opt.precision_bits;
   if (opt.tau) {
     std::string why;
     auto tau = parse_rational(*opt.tau, &why);
-    if (!tau) throw InputError("--tau " + *opt.tau + ": not an exact rational (" + why + "); write e.g. 1/1000");
-    if (*tau <= 0) throw InputError("--tau " + *opt.tau + ": the temperature must be positive");
+    if (!tau) throw InputError("--tau " + quote_value(*opt.tau) + ": not an exact rational (" + why + "); write e.g. 1/1000");
+    if (*tau <= 0) throw InputError("--tau " + quote_value(*opt.tau) + ": the temperature must be positive");
     so.tau = *tau;
   }
   if (opt.precision_bits && (opt.precision_bits < 16 || opt.precision_bits > 100000))
@@ -37,22 +46,40 @@ SoftmaxOptions softmax_options(const VerifyOptions& opt) {
   return so;
 }
 
-Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run) {
+void check_paths(const VerifyOptions& opt) {
+  std::vector<NamedPath> inputs{{"the dataset", opt.dataset_path}}, outputs;
+  if (!opt.model_path.empty()) inputs.push_back({"the model (--model)", opt.model_path});
+  if (!opt.save_model_path.empty()) {
+    outputs.push_back({"--save-model", opt.save_model_path});
+    const auto dir = std::filesystem::path(opt.save_model_path).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir))
+      throw InputError(opt.save_model_path + ": the directory " + dir.string() +
+                       " does not exist; create it or choose another --save-model path");
+  }
+  if (!opt.report_path.empty()) {
+    outputs.push_back({"--report", opt.report_path});
+    outputs.push_back({"the certificate's data file", certificate_data_path(opt.report_path)});
+    if (opt.pdf)  // pdflatex writes these next to the certificate
+      for (const char* ext : {".pdf", ".log", ".aux"})
+        outputs.push_back({std::string("the certificate's ") + ext + " file",
+                           std::filesystem::path(opt.report_path).replace_extension(ext).string()});
+  }
+  refuse_outputs_onto_inputs(outputs, inputs);
+}
+
+Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, const Dataset& data, RunInfo& run) {
   if (!opt.model_path.empty()) {
-    if (!opt.save_model_path.empty())
-      throw InputError("--save-model saves a transformer this run builds; with --model nothing is built");
     auto model = read_model_file(opt.model_path);
     if (model.dimension != data.dimension)
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
                        " differs from the dataset's dimension " + std::to_string(data.dimension));
     run.model_path = opt.model_path;
     if (!opt.softmax) return certify_model_hardmax(data, model);
-    if (!opt.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
-    return certify_model_softmax(data, model, softmax_options(opt));
+    return certify_model_softmax(data, model, so);
   }
   const auto built = build_interpolating_transformer(data, opt.seed);
   if (!opt.save_model_path.empty()) write_model_file(built.model, opt.save_model_path);
-  if (opt.softmax) return certify_construction_softmax(data, built, softmax_options(opt));
+  if (opt.softmax) return certify_construction_softmax(data, built, so);
   return certify_construction_hardmax(data, built, opt.brute);
 }
 
@@ -68,38 +95,64 @@ std::string today_utc() {
 // Writes the LaTeX certificate (and the PDF when asked); a PDF failure is reported, the
 // verification outcome stands.
 void write_report(const VerifyOptions& opt, const Certificate& cert, const RunInfo& run, const Dataset& data,
-                  std::ostream& err) {
+                  const std::string& dataset_sha256, std::ostream& err) {
   const auto dir = std::filesystem::path(opt.report_path).parent_path();
   std::error_code ec;
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  write_latex_certificate(cert, run, data, sha256_hex_of_file(opt.dataset_path), today_utc(), opt.report_path);
+  write_latex_certificate(cert, run, data, dataset_sha256, today_utc(), opt.report_path);
   if (!opt.pdf) return;
   if (auto problem = compile_pdf(opt.report_path); !problem.empty())
     err << "verify: the certificate " << opt.report_path << " was written but no PDF was made: " << problem << "\n";
+}
+
+// The dataset, read once; its SHA-256 is that of exactly the bytes parsed (pipes and stdin
+// included), computed only when a certificate will record it.
+Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256) {
+  const std::string text = read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
+  if (!opt.report_path.empty()) sha256 = sha256_hex(text);
+  return parse_dataset_json(text, opt.dataset_path);
 }
 
 }  // namespace
 
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
   try {
-    const Dataset data = read_dataset_file(opt.dataset_path);
+    const SoftmaxOptions so = checked_softmax_options(opt);
+    check_paths(opt);
+    std::string dataset_sha256;
+    const Dataset data = read_dataset_once(opt, dataset_sha256);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    Certificate cert = certify(opt, data, run);
+    Certificate cert = certify(opt, so, data, run);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
-    if (!opt.report_path.empty()) write_report(opt, cert, run, data, err);
+    if (!opt.report_path.empty()) write_report(opt, cert, run, data, dataset_sha256, err);
     if (opt.json)
       out << summary_json(cert, run).dump(2) << "\n";
     else
       out << summary_text(cert, run);
+    out.flush();
+    if (!out) {
+      err << "verify: error writing the summary to standard output\n";
+      return kBadInput;
+    }
     return cert.verified ? kVerified : kNotVerified;
   } catch (const InputError& e) {
+    err << "verify: bad input: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const BitLimitExceeded& e) {
     err << "verify: bad input: " << e.what() << "\n";
     return kBadInput;
   } catch (const ConstructionError& e) {
     err << "verify: construction failed: " << e.what() << "\n";
     return kNotVerified;
+  } catch (const std::bad_alloc&) {
+    err << "verify: out of memory; the input needs more memory than this machine gives. Use a smaller input "
+           "(README: peak memory) or run where more memory is available.\n";
+    return kOutOfMemory;
+  } catch (const std::length_error& e) {
+    err << "verify: out of memory: a container would exceed its maximum size (" << e.what() << ")\n";
+    return kOutOfMemory;
   }
 }
 

@@ -4,14 +4,18 @@
 
 #include "parse_args.hpp"
 #include "seqi/cli/run.hpp"
+#include "seqi/cli/unsigned_option.hpp"
+#include "seqi/io/quote_value.hpp"
+#include "seqi/numbers/gmp_out_of_memory.hpp"
 
 namespace seqi {
 
 int verify_main(int argc, char** argv) {
+  exit_on_gmp_out_of_memory("verify", kOutOfMemory);
   if (argc >= 2 && std::string(argv[1]) == "import") return run_import(argc - 1, argv + 1);
   CLI::App app{"verify: build and certify a transformer that interpolates a dataset exactly "
                "(Alcalde, Fantuzzi, Zuazua, Thm 1.6 hardmax / Thm 1.8 softmax).\n"
-               "Exit codes: 0 verified, 1 not verified, 2 bad input or usage."};
+               "Exit codes: 0 verified, 1 not verified, 2 bad input or usage, 3 out of memory."};
   app.set_version_flag("--version", SEQI_VERSION);
   VerifyOptions opt;
   bool exact = false;
@@ -30,20 +34,39 @@ int verify_main(int argc, char** argv) {
   app.add_option("--seed", seed_text, "seed of the generic choices, 0 to 2^64-1 (recorded in the output)");
   app.add_option("dataset", opt.dataset_path, "dataset JSON file")->required();
   if (auto done = parse_args(app, argc, argv)) return *done;
-  if (seed_text.empty() || seed_text.size() > 20 || seed_text.find_first_not_of("0123456789") != std::string::npos ||
-      (seed_text.size() == 20 && seed_text > "18446744073709551615")) {
-    std::cerr << "verify: --seed " << seed_text << ": expected an integer from 0 to 18446744073709551615\n";
+  // Everything below is checked before any file is read or written.
+  const std::pair<const char*, const std::string*> paths[] = {{"--model", &opt.model_path},
+                                                              {"--save-model", &opt.save_model_path},
+                                                              {"--report", &opt.report_path},
+                                                              {"dataset", &opt.dataset_path}};
+  for (const auto& [name, value] : paths)
+    if (app.count(name) != 0 && value->empty()) {
+      std::cerr << "verify: " << name << " was given an empty file name (an unset variable?); give a path\n";
+      return kBadInput;
+    }
+  const auto seed = unsigned_option_value(seed_text);
+  if (!seed) {
+    std::cerr << "verify: --seed " << quote_value(seed_text) << ": expected an integer from 0 to 18446744073709551615\n";
     return kBadInput;
   }
-  opt.seed = std::stoull(seed_text);
-  if (opt.tau && !opt.softmax) {
-    std::cerr << "verify: --tau needs --softmax\n";
-    return kBadInput;
-  }
-  if (opt.pdf && opt.report_path.empty()) {
-    std::cerr << "verify: --pdf needs --report FILE.tex\n";
-    return kBadInput;
-  }
+  opt.seed = *seed;
+  // Options that do not apply are refused, never ignored.
+  const bool model = !opt.model_path.empty();
+  const std::pair<bool, const char*> refused[] = {
+      {opt.tau && !opt.softmax, "--tau needs --softmax"},
+      {app.count("--precision") != 0 && !opt.softmax, "--precision needs --softmax (hardmax runs are exact)"},
+      {opt.pdf && opt.report_path.empty(), "--pdf needs --report FILE.tex"},
+      {model && !opt.save_model_path.empty(),
+       "--save-model saves a transformer this run builds; with --model nothing is built"},
+      {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
+      {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
+      {model && opt.softmax && !opt.tau, "--softmax --model needs --tau: a user's model has no certified tau*"},
+  };
+  for (const auto& [bad, message] : refused)
+    if (bad) {
+      std::cerr << "verify: " << message << "\n";
+      return kBadInput;
+    }
   return run_verify(opt, std::cout, std::cerr);
 }
 

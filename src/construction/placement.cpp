@@ -26,13 +26,20 @@ std::vector<Rational> circle_parameters(std::size_t count) {
   return t;
 }
 
-// Largest 2^-k with eps^2 * max |x|^2 <= r0^2.
+// Largest 2^-k (k >= 0) with eps^2 * max |x|^2 <= r0^2; precondition r0 > 0. The exponent
+// starts from the bit lengths (a lower bound of the answer), so at most a few exact
+// comparisons follow, whatever the size of the coordinates.
 Rational shrink_factor(const std::vector<Point>& pts, const Rational& r0) {
   Rational m = 0;
   for (const auto& x : pts) m = std::max(m, norm_sq(x));
-  Rational eps = 1;
-  while (eps * eps * m > r0 * r0) eps /= 2;
-  return eps;
+  if (m == 0) return 1;
+  const Rational ratio = m / (r0 * r0);  // want the least k with ratio <= 4^k
+  using boost::multiprecision::msb;
+  const long long e = static_cast<long long>(msb(numerator(ratio))) - static_cast<long long>(msb(denominator(ratio))) - 1;
+  // ratio > 2^e, so every k with 2k <= e fails: the least k is at least max(0, floor(e/2)).
+  std::size_t k = e > 0 ? static_cast<std::size_t>(e / 2) : 0;
+  while (ratio > Rational(Integer(1) << (2 * k))) ++k;
+  return Rational(Integer(1), Integer(1) << k);
 }
 
 // Smallest distance from t to a value of the set (1 when the set is empty); 0 on a hit.

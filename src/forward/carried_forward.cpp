@@ -4,6 +4,7 @@
 
 #include "seqi/forward/softmax_average.hpp"
 #include "seqi/forward/sparse_feed_forward.hpp"
+#include "seqi/numbers/bit_limit.hpp"
 
 namespace seqi {
 
@@ -21,7 +22,16 @@ CarriedForward::CarriedForward(const TokenState& exact, unsigned precision)
   for (const auto& x : exact.tokens) tokens_.push_back(CarriedToken::exact(x));
 }
 
+void CarriedForward::check_bits(const CarriedToken& t, std::size_t i) const {
+  const auto here = [&] { return where(i); };
+  check_bit_growth(t.p, here);
+  check_bit_growth(t.w, here);
+  check_bit_growth(t.lo, here);
+  check_bit_growth(t.hi, here);
+}
+
 void CarriedForward::set_token(std::size_t i, CarriedToken t) {
+  check_bits(t, i);
   if (!t.is_exact()) max_radius_ = std::max(max_radius_, Rational((t.hi - t.lo) / 2));
   tokens_[i] = std::move(t);
   index_.invalidate();
@@ -53,7 +63,10 @@ std::optional<std::string> CarriedForward::apply_attention_to(const SelfAttentio
   }
   if (sa.is_mean_shift()) {  // weights exactly 1/n in softmax too (lem:mean-shift)
     X = apply_hardmax(sa, X);
-    for (std::size_t i = begin_[j]; i < begin_[j + 1]; ++i) tokens_[i] = CarriedToken::exact(X[i - begin_[j]]);
+    for (std::size_t i = begin_[j]; i < begin_[j + 1]; ++i) {
+      tokens_[i] = CarriedToken::exact(X[i - begin_[j]]);
+      check_bits(tokens_[i], i);
+    }
     return std::nullopt;
   }
   // Output rho x_i + p (q . sum_l pi_il x_l): exact part rho x_i, coefficient enclosed on p.
@@ -76,7 +89,11 @@ std::optional<std::string> CarriedForward::apply_feed_forward(const FeedForward<
   const auto step = apply_feed_forward_sparsely(
       tokens_, index_, identity_outside_breakpoints(ff),
       [](const CarriedToken& t, const Point& r) { return t.reading(r); }, same_token,
-      [&](const CarriedToken& t, std::size_t) { return apply_carried(ff, t, &unit); });
+      [&](const CarriedToken& t, std::size_t i) {
+        auto y = apply_carried(ff, t, &unit);
+        if (y) check_bits(*y, i);
+        return y;
+      });
   if (!step.failed_token) return std::nullopt;
   const auto& t = tokens_[*step.failed_token];
   return where(*step.failed_token) + ": the enclosure c in [" + approx_decimal(t.lo, 12) + ", " +

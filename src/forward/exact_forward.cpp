@@ -1,9 +1,11 @@
 #include "seqi/forward/exact_forward.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
 #include "seqi/forward/sparse_feed_forward.hpp"
+#include "seqi/numbers/bit_limit.hpp"
 
 namespace seqi {
 
@@ -17,6 +19,7 @@ void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
     auto last = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j + 1]);
     TokenList<Rational> X(first, last);
     X = apply_hardmax(sa, X);
+    for (std::size_t i = 0; i < X.size(); ++i) check_bits(X[i], state_.begin[j] + i);
     std::move(X.begin(), X.end(), first);
   }
   index_.invalidate();
@@ -31,6 +34,7 @@ void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Ration
     auto& v = value[attends[i]];
     if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
     out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
+    check_bits(out[i], i);
   }
   state_.tokens = std::move(out);
   index_.invalidate();
@@ -46,10 +50,22 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
       },
       [](const Point& a, const Point& b) { return equal_points(a, b); },
       [&](const Point& x, std::size_t i) -> std::optional<Point> {
-        return form ? apply_one_direction(ff, *form, x, index_.reading(i)) : ff.apply(x);
+        Point y = form ? apply_one_direction(ff, *form, x, index_.reading(i)) : ff.apply(x);
+        check_bits(y, i);
+        return y;
       });
   step.sparse ? ++stats_.ff_sparse_layers : ++stats_.ff_dense_layers;
   stats_.ff_tokens_evaluated += step.touched;
+  ++blocks_done_;
+}
+
+void ExactForward::check_bits(const Point& x, std::size_t i) const {
+  check_bit_growth(x, [&] {
+    const auto j = static_cast<std::size_t>(std::upper_bound(state_.begin.begin(), state_.begin.end(), i) -
+                                            state_.begin.begin()) - 1;
+    return "block " + std::to_string(blocks_done_ + 1) + ", sequence " + std::to_string(j + 1) + ", token " +
+           std::to_string(i - state_.begin[j] + 1);
+  });
 }
 
 }  // namespace seqi

@@ -8,11 +8,14 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "seqi/io/exact_json.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "seqi/core/input_error.hpp"
+#include "seqi/io/quote_value.hpp"
 
 namespace seqi {
 namespace {
@@ -40,11 +43,9 @@ const char* describe(Scalar::Kind kind) {
 
 const char* describe_container(bool object) { return object ? "an object" : "an array"; }
 
-// A value quoted for a message, shortened when long (a hostile file can hold huge strings).
-std::string quote(const std::string& s) {
-  constexpr std::size_t kMax = 60;
-  return "\"" + (s.size() > kMax ? s.substr(0, kMax) + "..." : s) + "\"";
-}
+// A value quoted for a message: shortened and escaped (a hostile file can hold huge strings
+// and control characters).
+std::string quote(const std::string& s) { return quote_value(s); }
 
 // Line and column (1-based) of the byte before `position` characters were read.
 std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size_t position) {
@@ -59,7 +60,10 @@ std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size
 // so a flat state machine suffices: each state says where in the layout we are.
 class DatasetReader final : public nlohmann::json_sax<json> {
  public:
-  DatasetReader(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+  // store = false: a validating pass that keeps only counters (O(1) memory), so that a bad
+  // token anywhere is found before anything is allocated for the dataset.
+  DatasetReader(std::string_view text, const std::string& source, bool store)
+      : text_(text), source_(source), store_(store) {}
 
   Dataset finish() {
     if (!seen_dimension_ || !seen_pairs_)
@@ -67,6 +71,10 @@ class DatasetReader final : public nlohmann::json_sax<json> {
            "\" at the top level" + unknown_hint(unknown_root_keys_) + ". " +
            "A dataset looks like {\"name\": \"...\", \"dimension\": 2, \"pairs\": "
            "[{\"input\": [[0, 1], [2, 3]], \"output\": [[1, 1]]}]}.");
+    if (first_token_ && first_token_->got != static_cast<std::size_t>(data_.dimension))
+      detail::check_token_size(first_token_->got, data_.dimension, 0, first_token_->output, 0, source_);
+    if (mismatch_) detail::check_token_size(mismatch_->got, data_.dimension, mismatch_->pair, mismatch_->output,
+                                            mismatch_->token, source_);
     if (data_.name.empty()) data_.name = std::filesystem::path(source_).stem().string();
     return std::move(data_);
   }
@@ -99,8 +107,8 @@ class DatasetReader final : public nlohmann::json_sax<json> {
                         ", column " + std::to_string(column) + ")";
     if (ex.id == 406)  // number overflow: the text is too large for nlohmann's double check
       fail("malformed JSON at " + where + ": the number " + quote(last_token) +
-           " is too large to be a JSON number here. Write it as a string, e.g. \"" +
-           last_token.substr(0, 40) + "\" (very large exponents are refused).");
+           " is too large to be a JSON number here. Write it as a string (very large exponents are "
+           "refused).");
     // nlohmann's message is "[json.exception.parse_error.101] parse error at line L, column C:
     // <what>"; keep <what>, the position is given above.
     std::string what = ex.what();
@@ -132,9 +140,9 @@ class DatasetReader final : public nlohmann::json_sax<json> {
     throw InputError(source_ + ": " + message);
   }
 
-  std::string pair_name() const { return "pair " + std::to_string(data_.pairs.size()); }
+  std::string pair_name() const { return "pair " + std::to_string(pairs_); }
   std::string token_name() const {
-    return detail::token_place(data_.pairs.size() - 1, in_output_, sequence_->size());
+    return detail::token_place(pairs_ - 1, in_output_, tokens_);
   }
   std::string coordinate_name() const {
     return token_name() + ", coordinate " + std::to_string(coordinate_count_);
@@ -198,16 +206,18 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         return true;
       case State::Pairs:
         if (!object)
-          fail("pair " + std::to_string(data_.pairs.size() + 1) +
+          fail("pair " + std::to_string(pairs_ + 1) +
                " must be an object {\"input\": [...], \"output\": [...]}, got an array.");
-        data_.pairs.emplace_back();
+        ++pairs_;
+        if (store_) data_.pairs.emplace_back();
         seen_input_ = seen_output_ = false;
         unknown_pair_keys_.clear();
         state_ = State::Pair;
         return true;
       case State::PairValue:
         if (object) sequence_type_error(describe_container(object));
-        sequence_ = in_output_ ? &data_.pairs.back().output : &data_.pairs.back().input;
+        tokens_ = 0;
+        if (store_) sequence_ = in_output_ ? &data_.pairs.back().output : &data_.pairs.back().input;
         state_ = State::Sequence;
         return true;
       case State::Sequence:
@@ -254,12 +264,18 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         return true;
       case State::Token: {
         if (data_.dimension >= 2)  // known already: check now, before storing anything more
-          detail::check_token_size(coordinate_count_, data_.dimension, data_.pairs.size() - 1,
-                                   in_output_, sequence_->size(), source_);
-        Point p(static_cast<Eigen::Index>(coordinates_.size()));
-        for (std::size_t k = 0; k < coordinates_.size(); ++k)
-          p[static_cast<Eigen::Index>(k)] = std::move(coordinates_[k]);
-        sequence_->push_back(std::move(p));
+          detail::check_token_size(coordinate_count_, data_.dimension, pairs_ - 1, in_output_, tokens_, source_);
+        else if (!first_token_)  // "dimension" comes later: the first token's size bounds the others
+          first_token_ = TokenSize{pairs_ - 1, in_output_, tokens_, coordinate_count_};
+        else if (coordinate_count_ != first_token_->got && !mismatch_)
+          mismatch_ = TokenSize{pairs_ - 1, in_output_, tokens_, coordinate_count_};
+        if (store_) {
+          Point p(static_cast<Eigen::Index>(coordinates_.size()));
+          for (std::size_t k = 0; k < coordinates_.size(); ++k)
+            p[static_cast<Eigen::Index>(k)] = std::move(coordinates_[k]);
+          sequence_->push_back(std::move(p));
+        }
+        ++tokens_;
         state_ = State::Sequence;
         return true;
       }
@@ -281,7 +297,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         state_ = State::Root;
         return true;
       case State::Pairs:
-        fail("pair " + std::to_string(data_.pairs.size() + 1) +
+        fail("pair " + std::to_string(pairs_ + 1) +
              " must be an object {\"input\": [...], \"output\": [...]}, got " + describe(v.kind) + ".");
       case State::PairValue:
         sequence_type_error(describe(v.kind));
@@ -312,7 +328,8 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         fail("\"dimension\" " + v.text + " is too large.");
       long long d = std::stoll(v.text);
       detail::check_dimension_value(d, source_);
-      if (d > INT_MAX) fail("\"dimension\" " + v.text + " is too large.");
+      if (d > static_cast<long long>(kMaxDimension))
+        fail("\"dimension\" " + v.text + " is larger than " + std::to_string(kMaxDimension) + ", the limit.");
       data_.dimension = static_cast<int>(d);
       // Tokens read before "dimension" are checked by check_hypotheses afterwards.
     } else {
@@ -355,10 +372,16 @@ class DatasetReader final : public nlohmann::json_sax<json> {
       fail(coordinate_name() + ": " + what + " is not an exact rational" +
            (numeric_looking && !why.empty() ? " (" + why + ")" : std::string()) + ". Write an integer, a fraction p/q, or a decimal such as \"0.125\" or \"1e-3\".");
     }
-    // Once the dimension is known, do not store coordinates beyond it (a hostile token
-    // could be enormous); the count still goes into the dimension message.
-    if (data_.dimension < 2 || coordinates_.size() < static_cast<std::size_t>(data_.dimension))
-      coordinates_.push_back(std::move(*value));
+    // Never store more coordinates than the dimension (or, before "dimension" is read, than
+    // the first token has, and at most kMaxDimension): a hostile token could be enormous.
+    // The count still goes into the dimension message.
+    const std::size_t keep = data_.dimension >= 2 ? static_cast<std::size_t>(data_.dimension)
+                             : first_token_       ? first_token_->got
+                                                  : kMaxDimension;
+    if (coordinate_count_ > kMaxDimension && !first_token_ && data_.dimension < 2)
+      fail(token_name() + " has more than " + std::to_string(kMaxDimension) +
+           " coordinates, the limit on the dimension. Check the token's brackets.");
+    if (store_ && coordinates_.size() < keep) coordinates_.push_back(std::move(*value));
   }
 
   std::string_view text_;
@@ -372,18 +395,36 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   bool seen_input_ = false, seen_output_ = false;
   std::vector<std::string> unknown_root_keys_, unknown_pair_keys_;
   bool in_output_ = false;
-  seqi::Sequence* sequence_ = nullptr;
+  seqi::Sequence* sequence_ = nullptr;  // where tokens go (store_ only)
+  const bool store_;
+  std::size_t pairs_ = 0;   // pairs begun
+  std::size_t tokens_ = 0;  // tokens completed in the current sequence
   std::vector<Rational> coordinates_;
   std::size_t coordinate_count_ = 0;
+  // Before "dimension" is read: the first token's size, and the first token of another size.
+  struct TokenSize {
+    std::size_t pair;
+    bool output;
+    std::size_t token;
+    std::size_t got;
+  };
+  std::optional<TokenSize> first_token_, mismatch_;
 };
 
 }  // namespace
 
 Dataset parse_dataset_json(std::string_view text, const std::string& source) {
-  DatasetReader reader(text, source);
-  // strict = true: trailing content after the top-level value is a syntax error.
-  json::sax_parse(text.data(), text.data() + text.size(), &reader, json::input_format_t::json, true);
-  Dataset data = reader.finish();
+  refuse_nul_bytes(text, source);
+  // Two passes over the text: the first validates everything the reader checks while keeping
+  // only counters, so a bad token at the end of a large file costs no memory; the second
+  // stores. strict = true: trailing content after the top-level value is a syntax error.
+  const auto pass = [&](bool store) {
+    DatasetReader reader(text, source, store);
+    json::sax_parse(text.data(), text.data() + text.size(), &reader, json::input_format_t::json, true);
+    return reader.finish();
+  };
+  pass(false);
+  Dataset data = pass(true);
   check_hypotheses(data, source);
   return data;
 }

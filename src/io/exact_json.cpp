@@ -4,16 +4,18 @@
 
 #include "seqi/core/dataset.hpp"
 #include "seqi/core/input_error.hpp"
+#include "seqi/io/quote_value.hpp"
 
 namespace seqi {
 namespace {
 
 using json = nlohmann::json;
 
-// SAX handler building a DOM in which numbers become strings of their exact text.
+// SAX handler building a DOM in which numbers become strings of their exact text. It
+// refuses nesting deeper than kMaxExactJsonDepth (nothing later recurses more) and a key
+// repeated within one object.
 class ExactDomBuilder : public nlohmann::json_sax<json> {
  public:
-  explicit ExactDomBuilder(std::string source) : source_(std::move(source)) {}
   json result;
   std::string error;
 
@@ -29,11 +31,15 @@ class ExactDomBuilder : public nlohmann::json_sax<json> {
   bool start_array(std::size_t) override { return open(json::array()); }
   bool end_array() override { return close(); }
   bool key(string_t& k) override {
+    if (stack_.back()->contains(k)) {
+      error = "the key " + quote_value(k) + " appears twice in one object; keep only one";
+      return false;
+    }
     key_ = k;
     return true;
   }
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) override {
-    error = "byte " + std::to_string(position) + ": " + ex.what();
+    error = "malformed JSON at byte " + std::to_string(position) + ": " + ex.what() + "; fix the JSON syntax";
     return false;
   }
 
@@ -56,6 +62,10 @@ class ExactDomBuilder : public nlohmann::json_sax<json> {
     return true;
   }
   bool open(json empty) {
+    if (stack_.size() >= kMaxExactJsonDepth) {
+      error = "arrays and objects nested deeper than " + std::to_string(kMaxExactJsonDepth) + " levels";
+      return false;
+    }
     stack_.push_back(insert(std::move(empty)));
     return true;
   }
@@ -64,17 +74,24 @@ class ExactDomBuilder : public nlohmann::json_sax<json> {
     return true;
   }
 
-  std::string source_;
   std::vector<json*> stack_;
   std::string key_;
 };
 
 }  // namespace
 
+void refuse_nul_bytes(std::string_view text, const std::string& source) {
+  if (const auto at = text.find('\0'); at != std::string_view::npos)
+    throw InputError(source + ": byte " + std::to_string(at + 1) +
+                     " is a NUL character, which JSON text never holds (binary data or bytes after the JSON value?)");
+}
+
 nlohmann::json parse_exact_json(std::string_view text, const std::string& source) {
-  ExactDomBuilder builder(source);
-  const bool ok = json::sax_parse(text.begin(), text.end(), &builder);
-  if (!ok) throw InputError(source + ": malformed JSON at " + builder.error + "; fix the JSON syntax");
+  refuse_nul_bytes(text, source);
+  ExactDomBuilder builder;
+  // strict = true: anything but whitespace after the value is an error.
+  const bool ok = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, true);
+  if (!ok) throw InputError(source + ": " + builder.error);
   return std::move(builder.result);
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include "seqi/core/rng.hpp"
@@ -12,6 +13,7 @@
 #include "seqi/io/idx.hpp"
 #include "seqi/io/npy.hpp"
 #include "seqi/core/input_error.hpp"
+#include "seqi/io/read_file.hpp"
 
 namespace seqi {
 namespace {
@@ -217,11 +219,9 @@ std::string shape_text(const std::vector<std::size_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-// The n_j of a lengths file: 1-D, positive integers.
-std::vector<std::size_t> read_lengths(const std::string& path) {
-  NpyArray a = read_npy(path);
-  if (a.shape.size() != 1)
-    throw InputError(path + ": a lengths array must be 1-D [N], got shape " + shape_text(a.shape) + ".");
+// The n_j of a lengths file (1-D, checked already): positive integers.
+std::vector<std::size_t> read_lengths(const std::string& bytes, const std::string& path) {
+  const NpyArray a = decode_npy(bytes, path);
   std::vector<std::size_t> out(a.values.size());
   for (std::size_t j = 0; j < a.values.size(); ++j) {
     const Rational& v = a.values[j];
@@ -233,32 +233,40 @@ std::vector<std::size_t> read_lengths(const std::string& path) {
   return out;
 }
 
-// Splits a [T, d] array by lengths, or a [N, n, d] array evenly; `what` is "input"/"output".
-std::vector<Sequence> split(const NpyArray& a, const std::string& path, const std::string& lengths_path,
-                            const char* flag, std::size_t& d) {
-  std::vector<std::size_t> lengths;
-  if (lengths_path.empty()) {
+// Number of sequences N and dimension d announced by the header of a tokens array: [N, n, d]
+// without a lengths file, else [total, d] with N = the lengths array's size. Checks ranks.
+std::pair<std::size_t, std::size_t> sequences_and_dimension(const NpyHeader& a, const std::string& path,
+                                                            const std::optional<NpyHeader>& lengths,
+                                                            const std::string& lengths_path, const char* flag) {
+  if (!lengths) {
     if (a.shape.size() != 3)
       throw InputError(path + ": without " + flag + " the array must be 3-D [N, n, d], got shape " +
                        shape_text(a.shape) + ". For ragged sequences give a 2-D [total, d] array and " + flag +
                        " FILE.npy.");
+    return {a.shape[0], a.shape[2]};
+  }
+  if (a.shape.size() != 2)
+    throw InputError(path + ": with " + flag + " the array must be 2-D [total_tokens, d], got shape " +
+                     shape_text(a.shape) + ".");
+  if (lengths->shape.size() != 1)
+    throw InputError(lengths_path + ": a lengths array must be 1-D [N], got shape " + shape_text(lengths->shape) + ".");
+  return {lengths->shape[0], a.shape[1]};
+}
+
+// Splits a [T, d] array by lengths, or a [N, n, d] array evenly (shapes checked already).
+std::vector<Sequence> split(const NpyArray& a, const std::string& path, const std::string& lengths_bytes,
+                            const std::string& lengths_path, std::size_t d) {
+  std::vector<std::size_t> lengths;
+  if (lengths_path.empty()) {
     lengths.assign(a.shape[0], a.shape[1]);
-    d = a.shape[2];
   } else {
-    if (a.shape.size() != 2)
-      throw InputError(path + ": with " + flag + " the array must be 2-D [total_tokens, d], got shape " +
-                       shape_text(a.shape) + ".");
-    lengths = read_lengths(lengths_path);
-    d = a.shape[1];
+    lengths = read_lengths(lengths_bytes, lengths_path);
     std::size_t sum = 0;
     for (std::size_t n : lengths) sum += n;
     if (sum != a.shape[0])
       throw InputError(lengths_path + ": the lengths sum to " + std::to_string(sum) + " but " + path + " has " +
                        std::to_string(a.shape[0]) + " rows (tokens); they must be equal.");
   }
-  if (d < 2)
-    throw InputError(path + ": tokens have d = " + std::to_string(d) +
-                     " coordinates, but the theorem needs d >= 2 (H4). Append a zero column.");
   std::vector<Sequence> seqs(lengths.size());
   std::size_t row = 0;
   for (std::size_t j = 0; j < lengths.size(); ++j)
@@ -270,28 +278,39 @@ std::vector<Sequence> split(const NpyArray& a, const std::string& path, const st
   return seqs;
 }
 
+std::string read_npy_bytes(const std::string& path) {
+  return path.empty() ? std::string() : read_file_limited(path, kMaxNpyFileBytes, ".npy");
+}
+
 }  // namespace
 
 Dataset import_npy(const std::string& inputs, const std::string& lengths, const std::string& outputs,
                    const std::string& output_lengths) {
-  std::size_t d_in = 0, d_out = 0;
-  std::vector<Sequence> xs, ys;
-  {
-    const NpyArray x = read_npy(inputs);
-    xs = split(x, inputs, lengths, "--lengths", d_in);
-  }
-  {
-    const NpyArray y = read_npy(outputs);
-    ys = split(y, outputs, output_lengths, "--output-lengths", d_out);
-  }
+  // Every file is read once; the headers are checked against each other before any value
+  // is decoded (a mismatch costs no memory beyond the files' bytes).
+  const std::string x_bytes = read_npy_bytes(inputs), y_bytes = read_npy_bytes(outputs);
+  const std::string xl_bytes = read_npy_bytes(lengths), yl_bytes = read_npy_bytes(output_lengths);
+  const auto header_of = [](const std::string& bytes, const std::string& path) {
+    return path.empty() ? std::nullopt : std::optional<NpyHeader>(npy_header(bytes, path));
+  };
+  const auto [n_in, d_in] = sequences_and_dimension(npy_header(x_bytes, inputs), inputs, header_of(xl_bytes, lengths),
+                                                    lengths, "--lengths");
+  const auto [n_out, d_out] = sequences_and_dimension(npy_header(y_bytes, outputs), outputs,
+                                                      header_of(yl_bytes, output_lengths), output_lengths,
+                                                      "--output-lengths");
+  if (d_in < 2)
+    throw InputError(inputs + ": tokens have d = " + std::to_string(d_in) +
+                     " coordinates, but the theorem needs d >= 2 (H4). Append a zero column.");
   if (d_in != d_out)
     throw InputError(outputs + ": output tokens have d = " + std::to_string(d_out) + " coordinates but the inputs in " +
                      inputs + " have d = " + std::to_string(d_in) + "; both must have the same dimension.");
-  if (xs.size() != ys.size())
-    throw InputError(outputs + ": " + std::to_string(ys.size()) + " output sequences but " + inputs + " has " +
-                     std::to_string(xs.size()) + " input sequences; give one output per input.");
+  if (n_in != n_out)
+    throw InputError(outputs + ": " + std::to_string(n_out) + " output sequences but " + inputs + " has " +
+                     std::to_string(n_in) + " input sequences; give one output per input.");
   if (d_in > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InputError(inputs + ": the dimension " + std::to_string(d_in) + " is too large.");
+  std::vector<Sequence> xs = split(decode_npy(x_bytes, inputs), inputs, xl_bytes, lengths, d_in);
+  std::vector<Sequence> ys = split(decode_npy(y_bytes, outputs), outputs, yl_bytes, output_lengths, d_out);
   Dataset data;
   data.name = std::filesystem::path(inputs).stem().string();
   data.dimension = static_cast<int>(d_in);

@@ -1,9 +1,11 @@
 #include "seqi/io/model_json.hpp"
 
-#include <fstream>
 
 #include "seqi/core/dataset.hpp"
+#include "seqi/io/atomic_write.hpp"
+#include "seqi/io/dataset_json.hpp"
 #include "seqi/io/exact_json.hpp"
+#include "seqi/io/quote_value.hpp"
 #include "seqi/io/read_file.hpp"
 #include "seqi/core/input_error.hpp"
 
@@ -30,6 +32,13 @@ json structured_json(const StructuredMatrix<Rational>& s) {
   return {{"alpha", to_string(s.alpha)}, {"terms", terms}};
 }
 
+// A JSON value for a message: strings quoted (shortened, escaped), anything else by its type
+// only (never dumped: a hostile value may be huge or deeply nested).
+std::string shown(const json& v) {
+  if (v.is_string()) return quote_value(v.get_ref<const std::string&>());
+  return std::string(v.is_number() ? "a number" : v.is_array() ? "an array" : v.is_object() ? "an object" : v.type_name());
+}
+
 // Reading with the location of every failure in the message.
 class Reader {
  public:
@@ -45,10 +54,10 @@ class Reader {
     return *it;
   }
   Rational scalar(const json& v, const std::string& where) const {
-    if (!v.is_string()) fail(where, "expected a rational (string such as \"-3/7\" or a number)");
+    if (!v.is_string()) fail(where, "expected a rational (string such as \"-3/7\" or a number), got " + shown(v));
     std::string why;
-    auto r = parse_rational(v.get<std::string>(), &why);
-    if (!r) fail(where, "\"" + v.get<std::string>() + "\" is not an exact rational (" + why + ")");
+    auto r = parse_rational(v.get<std::string>(), &why, kMaxModelNumberDigits);
+    if (!r) fail(where, quote_value(v.get<std::string>()) + " is not an exact rational (" + why + ")");
     return *r;
   }
   Point vec(const json& v, Eigen::Index size, const std::string& where) const {
@@ -103,21 +112,23 @@ json model_to_json(const Transformer<Rational>& model) {
 }
 
 void write_model_file(const Transformer<Rational>& model, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot open for writing the model file");
-  out << model_to_json(model).dump(1) << "\n";
+  const json j = model_to_json(model);  // depth 6: dump's recursion is bounded
+  write_file_atomically(path, "model", [&](std::ostream& out) { out << j.dump(1) << "\n"; });
 }
 
 Transformer<Rational> model_from_json(const json& j, const std::string& source) {
   Reader r(source);
-  if (auto f = j.find("format"); j.is_object() && f != j.end() && *f != "seqi-transformer")
-    r.fail("format", "expected \"seqi-transformer\", got " + f->dump());
-  if (auto v = j.find("version"); j.is_object() && v != j.end() && *v != "1")
-    r.fail("version", "this engine reads version 1 model files, got " + v->dump());
+  if (!j.is_object())
+    r.fail("top level", "expected an object {\"format\": \"seqi-transformer\", \"version\": 1, ...}, got " + shown(j));
+  // format and version are required, as a dataset's keys are: a file of another kind is refused.
+  if (const json& f = r.field(j, "format", "top level"); f != "seqi-transformer")
+    r.fail("format", "expected \"seqi-transformer\", got " + shown(f));
+  if (const json& v = r.field(j, "version", "top level"); v != "1")
+    r.fail("version", "this engine reads version 1 model files, got " + shown(v));
   const auto& dim = r.field(j, "dimension", "top level");
   std::string why;
-  auto d_rat = dim.is_string() ? parse_rational(dim.get<std::string>(), &why) : std::nullopt;
-  if (!d_rat || denominator(*d_rat) != 1 || *d_rat < 2 || *d_rat > 1000000)
+  auto d_rat = dim.is_string() ? parse_rational(dim.get<std::string>(), &why) : std::nullopt;  // "1e6" allowed
+  if (!d_rat || denominator(*d_rat) != 1 || *d_rat < 2 || *d_rat > Rational(Integer(kMaxDimension)))
     r.fail("dimension", "expected an integer d >= 2");
   Transformer<Rational> model;
   model.dimension = d_rat->convert_to<int>();
@@ -130,7 +141,7 @@ Transformer<Rational> model_from_json(const json& j, const std::string& source) 
     Block<Rational> b;
     if (auto it = bj.find("phase"); bj.is_object() && it != bj.end()) {
       auto phase = it->is_string() ? phase_from(it->get<std::string>()) : std::nullopt;
-      if (!phase) r.fail(w + " phase", "expected one of separation, placement, interpolation, user; got " + it->dump());
+      if (!phase) r.fail(w + " phase", "expected one of separation, placement, interpolation, user; got " + shown(*it));
       b.phase = *phase;
     }
     const json& sa = r.field(bj, "attention", w);

@@ -274,9 +274,16 @@ Rational exact_rational_of_float(float x) {
 
 Rational exact_rational_of_half(std::uint16_t bits) { return exact_of_bits(bits, 10, 5, "half"); }
 
-NpyArray read_npy(const std::string& path) {
-  const std::string bytes = read_file_limited(path, kMaxNpyFileBytes, ".npy");
+namespace {
 
+// Where the values of a .npy file are, after every check that needs no value.
+struct Layout {
+  NpyHeader header;
+  DType type;
+  std::size_t data_start = 0, count = 0;
+};
+
+Layout parse_layout(std::string_view bytes, const std::string& path) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
     fail(path, "wrong magic: a .npy file starts with the 6 bytes \\x93NUMPY. Is this a .npy file "
@@ -324,11 +331,25 @@ NpyArray read_npy(const std::string& path) {
     fail(path, "has " + std::to_string(available - count * static_cast<std::size_t>(t.size)) +
                    " bytes after the data announced by its header; the file is not a single .npy array.");
 
+  return {{h.shape, h.descr}, t, data_start, count};
+}
+
+}  // namespace
+
+NpyHeader npy_header(std::string_view bytes, const std::string& path) { return parse_layout(bytes, path).header; }
+
+NpyArray read_npy(const std::string& path) { return decode_npy(read_file_limited(path, kMaxNpyFileBytes, ".npy"), path); }
+
+NpyArray decode_npy(std::string_view bytes, const std::string& path) {
+  const Layout layout = parse_layout(bytes, path);
+  const NpyHeader& h = layout.header;
+  const DType& t = layout.type;
+  const std::size_t count = layout.count;
   NpyArray out;
   out.shape = h.shape;
   out.descr = h.descr;
   out.values.resize(count);
-  const unsigned char* p = u + data_start;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_start;
   for (std::size_t k = 0; k < count; ++k, p += t.size) {
     const std::uint64_t raw = load(p, t.size, t.big);
     Rational& v = out.values[k];

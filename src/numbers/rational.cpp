@@ -8,9 +8,6 @@
 namespace seqi {
 namespace {
 
-// Bounds the size of a number read from text (10^1000 is about 3300 bits).
-constexpr long long kMaxDecimalExponent = 1000;
-
 bool all_digits(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
@@ -18,10 +15,11 @@ bool all_digits(std::string_view s) {
   return true;
 }
 
-Integer pow10(std::size_t k) {
-  Integer r = 1;
-  for (std::size_t i = 0; i < k; ++i) r *= 10;
-  return r;
+// 10^k by GMP's binary powering (k is bounded by the digit and exponent limits).
+Integer pow10(std::size_t k) { return boost::multiprecision::pow(Integer(10), static_cast<unsigned>(k)); }
+
+std::size_t digit_count(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }));
 }
 
 void set_why(std::string* why, const char* reason) {
@@ -58,6 +56,7 @@ std::optional<Rational> parse_decimal(std::string_view s, std::string* why) {
       exponent.remove_prefix(1);
     }
     if (!all_digits(exponent)) return set_why(why, "malformed exponent"), std::nullopt;
+    exponent.remove_prefix(std::min(exponent.find_first_not_of('0'), exponent.size() - 1));  // "000001" is 1
     if (exponent.size() > 5 || std::stoll(std::string(exponent)) > kMaxDecimalExponent)
       return set_why(why, "exponent too large (|e| > 1000); write the number as p/q"), std::nullopt;
     exp10 = std::stoll(std::string(exponent));
@@ -75,10 +74,14 @@ std::optional<Rational> parse_decimal(std::string_view s, std::string* why) {
 
 }  // namespace
 
-std::optional<Rational> parse_rational(std::string_view text, std::string* why) {
+std::optional<Rational> parse_rational(std::string_view text, std::string* why, std::size_t max_digits) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
   if (text.empty()) return set_why(why, "empty string"), std::nullopt;
+  if (digit_count(text) > max_digits) {
+    if (why) *why = "more than " + std::to_string(max_digits) + " digits, the limit per number";
+    return std::nullopt;
+  }
   auto slash = text.find('/');
   if (slash == std::string_view::npos) return parse_decimal(text, why);
   auto num = parse_decimal(text.substr(0, slash), why);
@@ -105,9 +108,14 @@ std::size_t bit_size(const Rational& x) {
 }
 
 Rational dyadic_floor_at_most_one(const Rational& x) {
-  Rational p = 1;
-  while (p > x) p /= 2;
-  return p;
+  if (x >= 1) return 1;
+  // x < 2^(e+1) with e = msb(num) - msb(den), so 2^-k > x for k = -e-1: start there, then
+  // at most a few exact steps (no loop proportional to the size of x).
+  using boost::multiprecision::msb;
+  const long long e = static_cast<long long>(msb(numerator(x))) - static_cast<long long>(msb(denominator(x)));
+  std::size_t k = e < -1 ? static_cast<std::size_t>(-e - 1) : 0;
+  while (Rational(Integer(1), Integer(1) << k) > x) ++k;
+  return Rational(Integer(1), Integer(1) << k);
 }
 
 Rational dot(const Point& a, const Point& b) {

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "seqi/io/quote_value.hpp"
+
 namespace seqi {
 
 namespace {
@@ -21,7 +23,7 @@ std::string phases_text(const Counts& c) {
 std::string summary_text(const Certificate& cert, const RunInfo& run) {
   const Counts& c = cert.counts;
   std::ostringstream o;
-  o << "dataset:   " << run.dataset_path << " (\"" << run.dataset_name << "\")\n";
+  o << "dataset:   " << run.dataset_path << " (" << quote_value(run.dataset_name, 200) << ")\n";  // no escapes reach a terminal
   if (!run.model_path.empty()) o << "model:     " << run.model_path << "\n";
   o << "setting:   " << setting_name(cert.setting) << " attention, " << run.arithmetic << "\n";
   o << "data:      N = " << c.N << ", d = " << c.d << ", sum(m) = " << c.sum_m << "\n";

@@ -21,7 +21,9 @@ struct VerifyOptions {
   std::uint64_t seed = 1;
 };
 
-enum ExitCode { kVerified = 0, kNotVerified = 1, kBadInput = 2 };
+// 3: out of memory (std::bad_alloc, or GMP could not allocate): the input may be valid but
+// needs more memory than the machine gives.
+enum ExitCode { kVerified = 0, kNotVerified = 1, kBadInput = 2, kOutOfMemory = 3 };
 
 // Runs a verification and prints the summary; returns the exit code.
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err);

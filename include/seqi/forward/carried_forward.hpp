@@ -34,6 +34,9 @@ class CarriedForward {
   std::string where(std::size_t token) const;  // "sequence j, token i" (1-based)
 
  private:
+  // Throws BitLimitExceeded, naming where(i), when a part of t exceeds kMaxCoordinateBits.
+  void check_bits(const CarriedToken& t, std::size_t i) const;
+
   std::vector<CarriedToken> tokens_;
   std::vector<std::size_t> begin_;
   unsigned precision_;

@@ -20,6 +20,8 @@ struct ForwardStats {
   std::size_t index_rebuilds = 0;
 };
 
+// Every computed token is checked against kMaxCoordinateBits (BitLimitExceeded names the
+// block, counted by feed-forward layers applied, sequence and token).
 class ExactForward {
  public:
   explicit ExactForward(TokenState initial) : state_(std::move(initial)) {}
@@ -38,9 +40,13 @@ class ExactForward {
   const ForwardStats& stats() const { return stats_; }
 
  private:
+  // Throws BitLimitExceeded when x (the new value of token i) exceeds the bit limit.
+  void check_bits(const Point& x, std::size_t i) const;
+
   TokenState state_;
   ForwardStats stats_;
   ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction
+  std::size_t blocks_done_ = 0;  // feed-forward layers applied (each block ends with one)
 };
 
 }  // namespace seqi

@@ -5,6 +5,7 @@
 // or a JSON number, read exactly from its decimal text (never through a binary float).
 // "name" is optional (default: the file stem); other unknown keys are ignored.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -14,8 +15,12 @@
 
 namespace seqi {
 
+// The largest "dimension" (and token size) a dataset may have.
+inline constexpr std::size_t kMaxDimension = 1000000;
+
 // Files larger than this are refused before reading.
-inline constexpr std::uintmax_t kMaxDatasetFileBytes = std::uintmax_t{512} << 20;  // 512 MiB
+// The importers' writer refuses to write a larger file, so both limits agree.
+inline constexpr std::uintmax_t kMaxDatasetFileBytes = std::uintmax_t{1} << 30;  // 1 GiB
 
 // Reads a dataset file. Throws InputError with a message naming the file, and where relevant
 // the pair (1-based), "input"/"output", token (1-based) and coordinate (1-based), what is

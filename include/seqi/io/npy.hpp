@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "seqi/core/dataset.hpp"
@@ -32,6 +33,18 @@ inline constexpr std::uintmax_t kMaxNpyFileBytes = std::uintmax_t{1} << 30;  // 
 // structured or object arrays), fortran_order True, truncated data or trailing bytes, and
 // NaN or infinite values (naming the flat index and the multi-index of the first one).
 NpyArray read_npy(const std::string& path);
+
+// Shape and dtype of a .npy file's bytes, after every check of read_npy that needs no value
+// (magic, version, header, dtype, order, data size): consistency across files can be checked
+// before any value is allocated.
+struct NpyHeader {
+  std::vector<std::size_t> shape;
+  std::string descr;
+};
+NpyHeader npy_header(std::string_view bytes, const std::string& path);
+
+// read_npy on bytes already read; `path` names them in messages.
+NpyArray decode_npy(std::string_view bytes, const std::string& path);
 
 // The exact value of x: m * 2^e with integers m, e (subnormals included; -0 gives 0).
 // Throw InputError on NaN and infinities.

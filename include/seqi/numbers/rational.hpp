@@ -24,10 +24,19 @@ using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
 
 using Point = Vec<Rational>;
 
+// Limits on a number read from text: at most max_digits digits in all (numerator and
+// denominator; kMaxNumberDigits for dataset coordinates), a decimal exponent of at most kMaxDecimalExponent in absolute value (leading
+// zeros of the exponent do not count). Parsing is near-linear in the text (GMP's conversion).
+inline constexpr std::size_t kMaxNumberDigits = 10000;
+// Model parameters combine a few coordinates, so model files allow ten times more.
+inline constexpr std::size_t kMaxModelNumberDigits = 100000;
+inline constexpr long long kMaxDecimalExponent = 1000;
+
 // Parses an exact rational from decimal text: "-3/7", "2", "0.125", "1e-3", "-2.5E+4".
-// Returns nullopt (with a reason in *why) when the text is not such a number.
-// Never goes through a binary float.
-std::optional<Rational> parse_rational(std::string_view text, std::string* why = nullptr);
+// Returns nullopt (with a reason in *why) when the text is not such a number or exceeds the
+// limits above. Never goes through a binary float.
+std::optional<Rational> parse_rational(std::string_view text, std::string* why = nullptr,
+                                       std::size_t max_digits = kMaxNumberDigits);
 
 // "p/q" in lowest terms, or "p" when q = 1.
 std::string to_string(const Rational& x);

@@ -20,4 +20,8 @@ namespace seqi {
 void write_latex_certificate(const Certificate& cert, const RunInfo& run, const Dataset& data,
                              const std::string& dataset_sha256, const std::string& date, const std::string& tex_path);
 
+// The companion <stem>-data.tex of the certificate tex_path (same directory). Throws
+// InputError when tex_path does not end in .tex or its name cannot be \input by LaTeX.
+std::string certificate_data_path(const std::string& tex_path);
+
 }  // namespace seqi
