@@ -6,7 +6,7 @@
 #include "seqi/certification/certificate.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_json.hpp"
-#include "seqi/io/model_json.hpp"
+#include "seqi/io/model_file.hpp"
 #include "seqi/numbers/sha256.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
@@ -40,19 +40,26 @@ Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run)
   if (!opt.model_path.empty()) {
     if (!opt.save_model_path.empty())
       throw InputError("--save-model saves a transformer this run builds; with --model nothing is built");
-    auto model = read_model_file(opt.model_path);
+    const auto loaded = load_model(opt.model_path, opt.model_metadata);
+    const auto& model = loaded.model;
     if (model.dimension != data.dimension)
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
                        " differs from the dataset's dimension " + std::to_string(data.dimension));
     run.model_path = opt.model_path;
     if (!opt.softmax) return certify_model_hardmax(data, model);
-    if (!opt.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
-    return certify_model_softmax(data, model, softmax_options(opt));
+    auto so = softmax_options(opt);
+    if (!so.tau) so.tau = loaded.tau;  // the temperature a .safetensors file records
+    if (!so.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
+    return certify_model_softmax(data, model, so);
   }
   const auto built = build_interpolating_transformer(data, opt.seed);
-  if (!opt.save_model_path.empty()) write_model_file(built.model, opt.save_model_path);
-  if (opt.softmax) return certify_construction_softmax(data, built, softmax_options(opt));
-  return certify_construction_hardmax(data, built, opt.brute);
+  Certificate cert = opt.softmax ? certify_construction_softmax(data, built, softmax_options(opt))
+                                 : certify_construction_hardmax(data, built, opt.brute);
+  if (!opt.save_model_path.empty())
+    save_model(built.model, opt.save_model_path,
+               {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt,
+                sha256_hex_of_file(opt.dataset_path)});
+  return cert;
 }
 
 std::string today_utc() {

@@ -1,11 +1,7 @@
 #include "seqi/io/dataset_writer.hpp"
 
-#include <unistd.h>
+#include "seqi/io/atomic_write.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -49,37 +45,7 @@ void write_dataset_json(const Dataset& data, std::ostream& out) {
 }
 
 void write_dataset_json(const Dataset& data, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (fs::is_directory(target))
-    throw InputError(path + ": is a directory; give the path of the .json file to write.");
-  // Regular files are replaced atomically; anything else (e.g. /dev/stdout) is written directly.
-  std::error_code ec;
-  const bool direct = fs::exists(target, ec) && !fs::is_regular_file(target, ec);
-  const fs::path tmp = direct ? target
-                              : fs::path(path + ".tmp-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw InputError(path + ": cannot write the dataset file (" + std::strerror(errno) +
-                       "). Check that the directory exists and is writable.");
-    write_dataset_json(data, out);
-    out.flush();
-    if (!out) {
-      const std::string why = std::strerror(errno);
-      out.close();
-      if (!direct) fs::remove(tmp, ec);
-      throw InputError(path + ": error while writing the dataset file (" + why + ").");
-    }
-  }
-  if (!direct) {
-    fs::rename(tmp, target, ec);
-    if (ec) {
-      std::error_code ignored;
-      fs::remove(tmp, ignored);
-      throw InputError(path + ": cannot move the written file into place (" + ec.message() + ").");
-    }
-  }
+  write_file_atomically(path, "dataset", [&](std::ostream& out) { write_dataset_json(data, out); });
 }
 
 }  // namespace seqi

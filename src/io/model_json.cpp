@@ -1,7 +1,6 @@
 #include "seqi/io/model_json.hpp"
 
-#include <fstream>
-
+#include "seqi/io/atomic_write.hpp"
 #include "seqi/io/dataset.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/read_file.hpp"
@@ -102,9 +101,8 @@ json model_to_json(const Transformer<Rational>& model) {
 }
 
 void write_model_file(const Transformer<Rational>& model, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw InputError(path + ": cannot open for writing the model file");
-  out << model_to_json(model).dump(1) << "\n";
+  const std::string text = model_to_json(model).dump(1) + "\n";
+  write_file_atomically(path, "model", [&](std::ostream& out) { out << text; });
 }
 
 Transformer<Rational> model_from_json(const json& j, const std::string& source) {

@@ -1,4 +1,5 @@
 #include "seqi/io/npy.hpp"
+#include "seqi/io/float_bits.hpp"
 #include "seqi/io/read_file.hpp"
 
 #include <bit>
@@ -16,41 +17,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& message) {
   throw InputError(path + ": " + message);
-}
-
-// m * 2^e exactly.
-Rational scaled_power_of_two(std::uint64_t m, int e) {
-  Integer num(m);
-  if (e >= 0) return Rational(Integer(num << e));
-  return Rational(num) / Rational(Integer(Integer(1) << -e));
-}
-
-// "NaN", "+infinity" or "-infinity" for those bit patterns, else nullptr.
-const char* nonfinite(std::uint64_t bits, int mant_bits, int exp_bits) {
-  const std::uint64_t mant = bits & ((std::uint64_t{1} << mant_bits) - 1);
-  const std::uint64_t exp_field = (bits >> mant_bits) & ((std::uint64_t{1} << exp_bits) - 1);
-  if (exp_field != (std::uint64_t{1} << exp_bits) - 1) return nullptr;
-  if (mant) return "NaN";
-  return (bits >> (mant_bits + exp_bits)) & 1 ? "-infinity" : "+infinity";
-}
-
-// An IEEE binary float with `mant_bits` stored mantissa bits and `exp_bits` exponent bits,
-// given by its bit pattern.
-Rational exact_of_bits(std::uint64_t bits, int mant_bits, int exp_bits, const char* type) {
-  const std::uint64_t mant = bits & ((std::uint64_t{1} << mant_bits) - 1);
-  const std::uint64_t exp_field = (bits >> mant_bits) & ((std::uint64_t{1} << exp_bits) - 1);
-  const bool negative = (bits >> (mant_bits + exp_bits)) & 1;
-  const int bias = (1 << (exp_bits - 1)) - 1;
-  if (const char* name = nonfinite(bits, mant_bits, exp_bits))
-    throw InputError(std::string("cannot convert ") + name + " (" + type +
-                     ") to a rational: only finite numbers are rational");
-  Rational r;
-  if (exp_field == 0)  // zero or subnormal: mant * 2^(1 - bias - mant_bits)
-    r = scaled_power_of_two(mant, 1 - bias - mant_bits);
-  else
-    r = scaled_power_of_two(mant | (std::uint64_t{1} << mant_bits),
-                            static_cast<int>(exp_field) - bias - mant_bits);
-  return negative ? Rational(-r) : r;  // -0 becomes 0
 }
 
 // ---------------------------------------------------------------- header
@@ -235,15 +201,6 @@ DType parse_dtype(const Header& h, const std::string& path) {
   return t;
 }
 
-std::uint64_t load(const unsigned char* p, int size, bool big) {
-  std::uint64_t v = 0;
-  for (int k = 0; k < size; ++k) {
-    const int byte = big ? k : size - 1 - k;
-    v = (v << 8) | p[byte];
-  }
-  return v;
-}
-
 std::string shape_text(const std::vector<std::size_t>& shape) {
   std::string s = "(";
   for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
@@ -262,16 +219,6 @@ std::string multi_index(std::size_t flat, const std::vector<std::size_t>& shape)
 }
 
 }  // namespace
-
-Rational exact_rational_of_double(double x) {
-  return exact_of_bits(std::bit_cast<std::uint64_t>(x), 52, 11, "double");
-}
-
-Rational exact_rational_of_float(float x) {
-  return exact_of_bits(std::bit_cast<std::uint32_t>(x), 23, 8, "float");
-}
-
-Rational exact_rational_of_half(std::uint16_t bits) { return exact_of_bits(bits, 10, 5, "half"); }
 
 NpyArray read_npy(const std::string& path) {
   const std::string bytes = read_file_limited(path, kMaxNpyFileBytes, ".npy");
@@ -329,7 +276,7 @@ NpyArray read_npy(const std::string& path) {
   out.values.resize(count);
   const unsigned char* p = u + data_start;
   for (std::size_t k = 0; k < count; ++k, p += t.size) {
-    const std::uint64_t raw = load(p, t.size, t.big);
+    const std::uint64_t raw = load_unsigned(p, t.size, t.big);
     Rational& v = out.values[k];
     switch (t.kind) {
       case 'u':
@@ -349,13 +296,12 @@ NpyArray read_npy(const std::string& path) {
         break;
       }
       default: {
-        const int mant_bits = t.size == 8 ? 52 : t.size == 4 ? 23 : 10;
-        const int exp_bits = t.size == 8 ? 11 : t.size == 4 ? 8 : 5;
-        if (const char* name = nonfinite(raw, mant_bits, exp_bits))
+        const FloatFormat f = t.size == 8 ? kBinary64 : t.size == 4 ? kBinary32 : kBinary16;
+        if (const char* name = nonfinite_name(raw, f))
           fail(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) + ") is " + name +
                          ", which is not a rational number. Replace NaN and infinite values with finite "
                          "numbers before importing.");
-        v = exact_of_bits(raw, mant_bits, exp_bits, "");
+        v = exact_rational_of_bits(raw, f);
       }
     }
   }
