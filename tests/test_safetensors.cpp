@@ -3,17 +3,20 @@
 // convention checked exactly against <A x_i, x_l>), model export and import, and their errors.
 #include <boost/test/unit_test.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bit>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <random>
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/io/dataset_json.hpp"
+#include "expect_input_error.hpp"
 #include "seqi/io/float_bits.hpp"
 #include "seqi/io/model_file.hpp"
 #include "seqi/io/model_json.hpp"
@@ -55,22 +58,6 @@ struct RandomRationals {
   }
 };
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_INPUT_ERROR(expr, fragment)                                              \
-  do {                                                                                  \
-    const std::string message_ = error_of([&] { (void)(expr); });                       \
-    BOOST_TEST_INFO("message: " << message_);                                           \
-    BOOST_TEST(message_.find(fragment) != std::string::npos, "fragment: " << fragment); \
-  } while (0)
 
 std::string le64(std::uint64_t v) {
   std::string s(8, '\0');
@@ -87,6 +74,12 @@ fs::path scratch(const std::string& name) {
     fs::create_directories(p);
     return p;
   }();
+  static const struct Cleanup {
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup;
   return dir / name;
 }
 
