@@ -9,6 +9,7 @@ packages=(
   nettle-dev zlib1g-dev                          # SHA-256 in certificates, gzip for IDX files
   dataset-fashion-mnist                          # real data for the importer
   clang libclang-rt-14-dev clang-tidy            # sanitizers, libFuzzer and clang-tidy in CI
+  python3-torch python3-numpy python3-matplotlib  # PyTorch bridge test and the Tikhonov experiment
   texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures poppler-utils  # certificates
 )
 missing=()

@@ -16,6 +16,7 @@
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/io/dataset_json.hpp"
+#include "expect_input_error.hpp"
 #include "seqi/io/dataset_writer.hpp"
 #include "seqi/io/idx.hpp"
 #include "seqi/cli/run.hpp"
@@ -70,23 +71,6 @@ Bytes idx_bytes(const std::vector<std::uint32_t>& dims, const Bytes& data, unsig
   return b + data;
 }
 
-// The message of the InputError thrown by f, or "<no error>".
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_INPUT_ERROR(expr, fragment)                                              \
-  do {                                                                                  \
-    const std::string message_ = error_of([&] { (void)(expr); });                       \
-    BOOST_TEST_INFO("message: " << message_);                                           \
-    BOOST_TEST(message_.find(fragment) != std::string::npos, "fragment: " << fragment); \
-  } while (0)
 
 // A .npy file: version major, dict text padded with spaces to a multiple of `align`, then data.
 Bytes npy_bytes(const std::string& descr, const std::string& shape, const Bytes& data, int major = 1,

@@ -9,12 +9,13 @@
 #include "seqi/certification/certificate.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_json.hpp"
-#include "seqi/io/model_json.hpp"
+#include "seqi/io/model_file.hpp"
 #include "seqi/io/sha256.hpp"
 #include "seqi/io/output_paths.hpp"
 #include "seqi/io/quote_value.hpp"
 #include "seqi/io/read_file.hpp"
 #include "seqi/numbers/bit_limit.hpp"
+#include "seqi/io/model_file.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
 #include "seqi/core/input_error.hpp"
@@ -47,6 +48,8 @@ SoftmaxOptions checked_softmax_options(const VerifyOptions& opt) {
 }
 
 void check_paths(const VerifyOptions& opt) {
+  if (!opt.model_path.empty() && !opt.save_model_path.empty())
+    throw InputError("--save-model saves a transformer this run builds; with --model nothing is built");
   std::vector<NamedPath> inputs{{"the dataset", opt.dataset_path}}, outputs;
   if (!opt.model_path.empty()) inputs.push_back({"the model (--model)", opt.model_path});
   if (!opt.save_model_path.empty()) {
@@ -67,20 +70,28 @@ void check_paths(const VerifyOptions& opt) {
   refuse_outputs_onto_inputs(outputs, inputs);
 }
 
-Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, const Dataset& data, RunInfo& run) {
+Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, const Dataset& data,
+                    const std::string& dataset_sha256, RunInfo& run) {
   if (!opt.model_path.empty()) {
-    auto model = read_model_file(opt.model_path);
+    const auto loaded = load_model(opt.model_path, opt.model_metadata);
+    const auto& model = loaded.model;
     if (model.dimension != data.dimension)
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
                        " differs from the dataset's dimension " + std::to_string(data.dimension));
     run.model_path = opt.model_path;
     if (!opt.softmax) return certify_model_hardmax(data, model);
-    return certify_model_softmax(data, model, so);
+    SoftmaxOptions with_tau = so;
+    if (!with_tau.tau) with_tau.tau = loaded.tau;  // the temperature a .safetensors file records
+    if (!with_tau.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
+    return certify_model_softmax(data, model, with_tau);
   }
   const auto built = build_interpolating_transformer(data, opt.seed);
-  if (!opt.save_model_path.empty()) write_model_file(built.model, opt.save_model_path);
-  if (opt.softmax) return certify_construction_softmax(data, built, so);
-  return certify_construction_hardmax(data, built, opt.brute);
+  Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so)
+                                 : certify_construction_hardmax(data, built, opt.brute);
+  if (!opt.save_model_path.empty())
+    save_model(built.model, opt.save_model_path,
+               {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256});
+  return cert;
 }
 
 std::string today_utc() {
@@ -106,10 +117,10 @@ void write_report(const VerifyOptions& opt, const Certificate& cert, const RunIn
 }
 
 // The dataset, read once; its SHA-256 is that of exactly the bytes parsed (pipes and stdin
-// included), computed only when a certificate will record it.
+// included), computed only when a certificate or a saved model will record it.
 Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256) {
   const std::string text = read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
-  if (!opt.report_path.empty()) sha256 = sha256_hex(text);
+  if (!opt.report_path.empty() || !opt.save_model_path.empty()) sha256 = sha256_hex(text);
   return parse_dataset_json(text, opt.dataset_path);
 }
 
@@ -123,7 +134,7 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
     const Dataset data = read_dataset_once(opt, dataset_sha256);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    Certificate cert = certify(opt, so, data, run);
+    Certificate cert = certify(opt, so, data, dataset_sha256, run);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
     if (!opt.report_path.empty()) write_report(opt, cert, run, data, dataset_sha256, err);

@@ -24,8 +24,15 @@ int verify_main(int argc, char** argv) {
       ->excludes(exact_flag);
   app.add_option("--tau", opt.tau, "softmax temperature, an exact rational such as 1/1000");
   app.add_option("--precision", opt.precision_bits, "interval precision in bits (softmax; default from the data)");
-  app.add_option("--model", opt.model_path, "verify this model file instead of building one");
-  app.add_option("--save-model", opt.save_model_path, "write the built transformer to this model file");
+  auto* model_opt = app.add_option("--model", opt.model_path,
+                                   "verify this model file instead of building one (.json exact; .safetensors: "
+                                   "the PyTorch layout, each float read as the exact rational it denotes)");
+  app.add_flag("--model-metadata", opt.model_metadata,
+               "with a .safetensors --model: certify the exact rational model in its metadata, not its floats")
+      ->needs(model_opt);
+  app.add_option("--save-model", opt.save_model_path,
+                 "write the built transformer to this model file (.json exact; .safetensors: float64 in the "
+                 "PyTorch layout of python/seqi_torch.py, the exact model in its metadata)");
   app.add_option("--report", opt.report_path, "write a LaTeX certificate to this .tex file");
   app.add_flag("--pdf", opt.pdf, "also run pdflatex on the report");
   app.add_flag("--json", opt.json, "print the summary as one JSON object");

@@ -3,6 +3,7 @@
 #include "seqi/io/atomic_write.hpp"
 #include "seqi/io/dataset_json.hpp"
 
+#include "seqi/io/atomic_write.hpp"
 #include <nlohmann/json.hpp>
 #include <ostream>
 

@@ -1,6 +1,5 @@
 #include "seqi/io/model_json.hpp"
 
-
 #include "seqi/core/dataset.hpp"
 #include "seqi/io/atomic_write.hpp"
 #include "seqi/io/dataset_json.hpp"

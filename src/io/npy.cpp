@@ -1,4 +1,5 @@
 #include "seqi/io/npy.hpp"
+#include "seqi/io/float_bits.hpp"
 #include "seqi/io/read_file.hpp"
 #include "seqi/core/input_error.hpp"
 
@@ -17,41 +18,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& message) {
   throw InputError(path + ": " + message);
-}
-
-// m * 2^e exactly.
-Rational scaled_power_of_two(std::uint64_t m, int e) {
-  Integer num(m);
-  if (e >= 0) return Rational(Integer(num << e));
-  return Rational(num) / Rational(Integer(Integer(1) << -e));
-}
-
-// "NaN", "+infinity" or "-infinity" for those bit patterns, else nullptr.
-const char* nonfinite(std::uint64_t bits, int mant_bits, int exp_bits) {
-  const std::uint64_t mant = bits & ((std::uint64_t{1} << mant_bits) - 1);
-  const std::uint64_t exp_field = (bits >> mant_bits) & ((std::uint64_t{1} << exp_bits) - 1);
-  if (exp_field != (std::uint64_t{1} << exp_bits) - 1) return nullptr;
-  if (mant) return "NaN";
-  return (bits >> (mant_bits + exp_bits)) & 1 ? "-infinity" : "+infinity";
-}
-
-// An IEEE binary float with `mant_bits` stored mantissa bits and `exp_bits` exponent bits,
-// given by its bit pattern.
-Rational exact_of_bits(std::uint64_t bits, int mant_bits, int exp_bits, const char* type) {
-  const std::uint64_t mant = bits & ((std::uint64_t{1} << mant_bits) - 1);
-  const std::uint64_t exp_field = (bits >> mant_bits) & ((std::uint64_t{1} << exp_bits) - 1);
-  const bool negative = (bits >> (mant_bits + exp_bits)) & 1;
-  const int bias = (1 << (exp_bits - 1)) - 1;
-  if (const char* name = nonfinite(bits, mant_bits, exp_bits))
-    throw InputError(std::string("cannot convert ") + name + " (" + type +
-                     ") to a rational: only finite numbers are rational");
-  Rational r;
-  if (exp_field == 0)  // zero or subnormal: mant * 2^(1 - bias - mant_bits)
-    r = scaled_power_of_two(mant, 1 - bias - mant_bits);
-  else
-    r = scaled_power_of_two(mant | (std::uint64_t{1} << mant_bits),
-                            static_cast<int>(exp_field) - bias - mant_bits);
-  return negative ? Rational(-r) : r;  // -0 becomes 0
 }
 
 // ---------------------------------------------------------------- header
@@ -236,15 +202,6 @@ DType parse_dtype(const Header& h, const std::string& path) {
   return t;
 }
 
-std::uint64_t load(const unsigned char* p, int size, bool big) {
-  std::uint64_t v = 0;
-  for (int k = 0; k < size; ++k) {
-    const int byte = big ? k : size - 1 - k;
-    v = (v << 8) | p[byte];
-  }
-  return v;
-}
-
 std::string shape_text(const std::vector<std::size_t>& shape) {
   std::string s = "(";
   for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
@@ -264,78 +221,6 @@ std::string multi_index(std::size_t flat, const std::vector<std::size_t>& shape)
 
 }  // namespace
 
-Rational exact_rational_of_double(double x) {
-  return exact_of_bits(std::bit_cast<std::uint64_t>(x), 52, 11, "double");
-}
-
-Rational exact_rational_of_float(float x) {
-  return exact_of_bits(std::bit_cast<std::uint32_t>(x), 23, 8, "float");
-}
-
-Rational exact_rational_of_half(std::uint16_t bits) { return exact_of_bits(bits, 10, 5, "half"); }
-
-namespace {
-
-// Where the values of a .npy file are, after every check that needs no value.
-struct Layout {
-  NpyHeader header;
-  DType type;
-  std::size_t data_start = 0, count = 0;
-};
-
-Layout parse_layout(std::string_view bytes, const std::string& path) {
-  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
-  if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    fail(path, "wrong magic: a .npy file starts with the 6 bytes \\x93NUMPY. Is this a .npy file "
-               "(not .npz, text or pickle)? Write it with numpy.save.");
-  if (bytes.size() < 10) fail(path, "truncated: the file ends inside the .npy preamble.");
-  const int major = u[6], minor = u[7];
-  std::size_t header_len = 0, header_start = 0;
-  if (major == 1) {
-    header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8);
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) fail(path, "truncated: the file ends inside the .npy preamble.");
-    header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8) | (std::size_t{u[10]} << 16) |
-                 (std::size_t{u[11]} << 24);
-    header_start = 12;
-  } else {
-    fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-                   " (supported: 1.0, 2.0, 3.0).");
-  }
-  if (bytes.size() - header_start < header_len)
-    fail(path, "truncated: the header announces " + std::to_string(header_len) + " bytes but the file has only " +
-                   std::to_string(bytes.size() - header_start) + " after the preamble.");
-  const std::string_view header_text(bytes.data() + header_start, header_len);
-  if (major < 3)  // latin-1 header: only ASCII is meaningful
-    for (unsigned char c : header_text)
-      if (c >= 0x80) fail(path, "malformed .npy header: non-ASCII byte in a version 1/2 header.");
-  const Header h = HeaderParser(header_text, path).parse();
-  if (h.fortran_order)
-    fail(path, "fortran_order is True; only C-order arrays are supported. Save numpy.ascontiguousarray(x).");
-  const DType t = parse_dtype(h, path);
-
-  std::size_t count = 1;
-  for (std::size_t dim : h.shape) {
-    if (dim != 0 && count > std::numeric_limits<std::size_t>::max() / dim)
-      fail(path, "the shape in the header describes too many elements.");
-    count *= dim;
-  }
-  const std::size_t data_start = header_start + header_len;
-  const std::size_t available = bytes.size() - data_start;
-  if (count > available / static_cast<std::size_t>(t.size))
-    fail(path, "truncated: the header announces shape " + shape_text(h.shape) + " of '" + h.descr + "' = " +
-                   std::to_string(count) + " values (" + std::to_string(t.size) + " bytes each) but only " +
-                   std::to_string(available) + " data bytes follow.");
-  if (available != count * static_cast<std::size_t>(t.size))
-    fail(path, "has " + std::to_string(available - count * static_cast<std::size_t>(t.size)) +
-                   " bytes after the data announced by its header; the file is not a single .npy array.");
-
-  return {{h.shape, h.descr}, t, data_start, count};
-}
-
-}  // namespace
-
 NpyHeader npy_header(std::string_view bytes, const std::string& path) { return parse_layout(bytes, path).header; }
 
 NpyArray read_npy(const std::string& path) { return decode_npy(read_file_limited(path, kMaxNpyFileBytes, ".npy"), path); }
@@ -351,7 +236,7 @@ NpyArray decode_npy(std::string_view bytes, const std::string& path) {
   out.values.resize(count);
   const unsigned char* p = reinterpret_cast<const unsigned char*>(bytes.data()) + layout.data_start;
   for (std::size_t k = 0; k < count; ++k, p += t.size) {
-    const std::uint64_t raw = load(p, t.size, t.big);
+    const std::uint64_t raw = load_unsigned(p, t.size, t.big);
     Rational& v = out.values[k];
     switch (t.kind) {
       case 'u':
@@ -371,13 +256,12 @@ NpyArray decode_npy(std::string_view bytes, const std::string& path) {
         break;
       }
       default: {
-        const int mant_bits = t.size == 8 ? 52 : t.size == 4 ? 23 : 10;
-        const int exp_bits = t.size == 8 ? 11 : t.size == 4 ? 8 : 5;
-        if (const char* name = nonfinite(raw, mant_bits, exp_bits))
+        const FloatFormat f = t.size == 8 ? kBinary64 : t.size == 4 ? kBinary32 : kBinary16;
+        if (const char* name = nonfinite_name(raw, f))
           fail(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) + ") is " + name +
                          ", which is not a rational number. Replace NaN and infinite values with finite "
                          "numbers before importing.");
-        v = exact_of_bits(raw, mant_bits, exp_bits, "");
+        v = exact_rational_of_bits(raw, f);
       }
     }
   }

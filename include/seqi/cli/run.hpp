@@ -10,6 +10,7 @@ namespace seqi {
 struct VerifyOptions {
   std::string dataset_path;
   std::string model_path;       // verify this model instead of building one
+  bool model_metadata = false;  // .safetensors: the exact model in its metadata, not its floats
   std::string save_model_path;  // write the built model here
   std::string report_path;      // LaTeX certificate
   bool pdf = false;

@@ -1,5 +1,4 @@
-// Reader for NumPy .npy files (format versions 1.0, 2.0 and 3.0), without NumPy, and exact
-// conversions of binary floats to rationals.
+// Reader for NumPy .npy files (format versions 1.0, 2.0 and 3.0), without NumPy.
 //
 // Supported element types ("descr"): floats '<f2' '<f4' '<f8' (and '>' big-endian), signed
 // integers '<i1' .. '<i8', unsigned '|u1' '<u2' .. '<u8' (any byte order prefix '<' '>' '|'
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "seqi/core/dataset.hpp"
+#include "seqi/io/float_bits.hpp"  // exact_rational_of_double, ... (the conversions used here)
 #include "seqi/numbers/rational.hpp"
 #include "seqi/core/input_error.hpp"
 
@@ -45,12 +45,5 @@ NpyHeader npy_header(std::string_view bytes, const std::string& path);
 
 // read_npy on bytes already read; `path` names them in messages.
 NpyArray decode_npy(std::string_view bytes, const std::string& path);
-
-// The exact value of x: m * 2^e with integers m, e (subnormals included; -0 gives 0).
-// Throw InputError on NaN and infinities.
-Rational exact_rational_of_double(double x);
-Rational exact_rational_of_float(float x);
-// IEEE 754 binary16 given by its bit pattern (for '<f2').
-Rational exact_rational_of_half(std::uint16_t bits);
 
 }  // namespace seqi
