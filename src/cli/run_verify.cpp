@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/certification/general_models.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
@@ -36,7 +37,29 @@ SoftmaxOptions softmax_options(const VerifyOptions& opt) {
   return so;
 }
 
+// Options of a general model's verification; bad values are input errors.
+GeneralOptions general_options(const VerifyOptions& opt) {
+  GeneralOptions go;
+  const SoftmaxOptions so = softmax_options(opt);
+  go.tau = so.tau;
+  if (so.precision_bits) go.precision_bits = so.precision_bits;
+  if (opt.tolerance) {
+    std::string why;
+    auto delta = parse_rational(*opt.tolerance, &why);
+    if (!delta) throw InputError("--tolerance " + *opt.tolerance + ": not an exact rational (" + why + "); write e.g. 1/1000");
+    if (*delta < 0) throw InputError("--tolerance " + *opt.tolerance + ": a distance cannot be negative");
+    go.tolerance = *delta;
+  }
+  if (opt.refinements > 16) throw InputError("--refinements " + std::to_string(opt.refinements) + ": choose 0 to 16");
+  if (opt.branch_limit > 12) throw InputError("--branch-limit " + std::to_string(opt.branch_limit) + ": choose 0 to 12");
+  go.refinements = opt.refinements;
+  go.branch_limit = opt.branch_limit;
+  return go;
+}
+
 Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run) {
+  if (opt.model_path.empty() && opt.tolerance)
+    throw InputError("--tolerance applies to a model given with --model; a built transformer is certified exactly");
   if (!opt.model_path.empty()) {
     if (!opt.save_model_path.empty())
       throw InputError("--save-model saves a transformer this run builds; with --model nothing is built");
@@ -45,9 +68,9 @@ Certificate certify(const VerifyOptions& opt, const Dataset& data, RunInfo& run)
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
                        " differs from the dataset's dimension " + std::to_string(data.dimension));
     run.model_path = opt.model_path;
-    if (!opt.softmax) return certify_model_hardmax(data, model);
+    if (!opt.softmax) return certify_general_hardmax(data, model, general_options(opt));
     if (!opt.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
-    return certify_model_softmax(data, model, softmax_options(opt));
+    return certify_general_softmax(data, model, general_options(opt));
   }
   const auto built = build_interpolating_transformer(data, opt.seed);
   if (!opt.save_model_path.empty()) write_model_file(built.model, opt.save_model_path);

@@ -21,6 +21,13 @@ int verify_main(int argc, char** argv) {
   app.add_option("--tau", opt.tau, "softmax temperature, an exact rational such as 1/1000");
   app.add_option("--precision", opt.precision_bits, "interval precision in bits (softmax; default from the data)");
   app.add_option("--model", opt.model_path, "verify this model file instead of building one");
+  app.add_option("--tolerance", opt.tolerance,
+                 "with --model: also accept a sequence whose outputs are within this Hausdorff distance of its "
+                 "targets (an exact rational such as 1/1000 or 1e-6; default 0: exact)");
+  app.add_option("--refinements", opt.refinements,
+                 "with --model --softmax: precision doublings when a sequence is undecided (default 3)");
+  app.add_option("--branch-limit", opt.branch_limit,
+                 "with --model --softmax: undecided ReLUs per token and layer split into exact sign cases (default 4)");
   app.add_option("--save-model", opt.save_model_path, "write the built transformer to this model file");
   app.add_option("--report", opt.report_path, "write a LaTeX certificate to this .tex file");
   app.add_flag("--pdf", opt.pdf, "also run pdflatex on the report");

@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "seqi/report/general_summary.hpp"
+
 namespace seqi {
 
 namespace {
@@ -57,6 +59,7 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
       << " tokens attend to the wrong leader, " << f.double_nonfinite << " non-finite outputs (first "
       << f.double_sequences << " of " << c.N << " sequences)\n";
   }
+  if (cert.general) o << general_summary_text(*cert.general);
   o << "checks:\n";
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
@@ -126,6 +129,7 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
                                {"nonfinite_outputs", f.double_nonfinite},
                                {"sequences_checked", f.double_sequences}};
   }
+  if (cert.general) j["general"] = general_summary_json(*cert.general);
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},
                        {"ff_tokens_evaluated", cert.stats.ff_tokens_evaluated},

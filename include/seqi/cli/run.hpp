@@ -19,6 +19,9 @@ struct VerifyOptions {
   bool json = false;
   bool brute = false;
   std::uint64_t seed = 1;
+  std::optional<std::string> tolerance;  // --model: certify Hausdorff distance <= this exact rational
+  unsigned refinements = 3;              // --model --softmax: precision doublings after the first pass
+  unsigned branch_limit = 4;             // --model --softmax: undecided ReLUs per token and layer branched on
 };
 
 enum ExitCode { kVerified = 0, kNotVerified = 1, kBadInput = 2 };
