@@ -35,7 +35,7 @@ std::uint64_t base_seed(const char* who) {
   return seed;
 }
 
-struct Rng {
+struct TestRng {
   std::mt19937_64 gen;
   long integer(long lo, long hi) { return std::uniform_int_distribution<long>(lo, hi)(gen); }
   Rational small(long den) { return q(integer(-den, den), den); }  // in [-1, 1], step 1/den
@@ -52,7 +52,7 @@ struct Rng {
 };
 
 // alpha I + up to max_terms rank-one terms p q^T, |p_k| <= 1, |q_k| <= 1/d (so |p q^T x| <= |p| max|x|).
-StructuredMatrix<Rational> random_structured(Rng& r, int d, std::size_t max_terms, long den) {
+StructuredMatrix<Rational> random_structured(TestRng& r, int d, std::size_t max_terms, long den) {
   StructuredMatrix<Rational> m;
   m.alpha = r.integer(0, 2) ? r.small(den) : Rational(0);
   const auto terms = static_cast<std::size_t>(r.integer(0, static_cast<long>(max_terms)));
@@ -60,7 +60,7 @@ StructuredMatrix<Rational> random_structured(Rng& r, int d, std::size_t max_term
   return m;
 }
 
-FeedForward<Rational> random_ff(Rng& r, int d) {
+FeedForward<Rational> random_ff(TestRng& r, int d) {
   const long w = r.integer(1, 4);
   FeedForward<Rational> ff;
   ff.eta = r.integer(0, 3) ? Rational(1) : q(1, 2);
@@ -74,7 +74,7 @@ FeedForward<Rational> random_ff(Rng& r, int d) {
   return ff;
 }
 
-Transformer<Rational> random_model(Rng& r, int d, std::size_t L) {
+Transformer<Rational> random_model(TestRng& r, int d, std::size_t L) {
   Transformer<Rational> m{d, {}};
   for (std::size_t b = 0; b < L; ++b) {
     Block<Rational> blk;
@@ -214,7 +214,7 @@ Sequence targets_near(const std::vector<HpVec>& O) {
   return Y;
 }
 
-Sequence random_tokens(Rng& r, int d, std::size_t n) {
+Sequence random_tokens(TestRng& r, int d, std::size_t n) {
   Sequence X;
   while (X.size() < n) {
     Point x = r.point(d, 4);
@@ -239,7 +239,7 @@ const std::string& verdict0(const Certificate& c) { return c.general->sequences.
 // ---- random general models against the independent replay -----------------------------------
 
 BOOST_AUTO_TEST_CASE(random_softmax_models_verified_near_and_refused_far) {
-  Rng r{std::mt19937_64(base_seed("random_softmax_models"))};
+  TestRng r{std::mt19937_64(base_seed("random_softmax_models"))};
   const Rational delta = q(1, 1000000);
   std::size_t verified = 0, refused = 0, moved_checked = 0;
   for (int trial = 0; trial < 24; ++trial) {
@@ -283,7 +283,7 @@ BOOST_AUTO_TEST_CASE(random_softmax_models_verified_near_and_refused_far) {
 }
 
 BOOST_AUTO_TEST_CASE(random_hardmax_models_exact_within_and_refused) {
-  Rng r{std::mt19937_64(base_seed("random_hardmax_models"))};
+  TestRng r{std::mt19937_64(base_seed("random_hardmax_models"))};
   const Rational delta = q(1, 1000000);
   for (int trial = 0; trial < 24; ++trial) {
     const int d = static_cast<int>(r.integer(2, 8));
@@ -322,7 +322,7 @@ BOOST_AUTO_TEST_CASE(random_hardmax_models_exact_within_and_refused) {
 // ---- the audit's exact cases ------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(one_token_sequence_is_exact) {
-  Rng r{std::mt19937_64(7)};
+  TestRng r{std::mt19937_64(7)};
   const Transformer<Rational> model = random_model(r, 3, 4);
   const Sequence X{Point(Vec<Rational>::Constant(3, q(1, 3)))};
   const Sequence Y = hardmax_forward_exact(model, X);  // one token: hardmax and softmax weights are both 1
@@ -416,7 +416,7 @@ BOOST_AUTO_TEST_CASE(rank_one_value_collapse_returns_exact_points_through_a_flat
 // ---- Arb-style containment of every enclosure function ----------------------------------------
 
 BOOST_AUTO_TEST_CASE(softmax_weight_enclosures_contain_the_true_weights) {
-  Rng r{std::mt19937_64(base_seed("softmax_weights"))};
+  TestRng r{std::mt19937_64(base_seed("softmax_weights"))};
   for (int trial = 0; trial < 300; ++trial) {
     const auto n = static_cast<std::size_t>(r.integer(1, 16));
     const Rational tau = q(r.integer(1, 100), r.integer(1, 1000));
@@ -442,7 +442,7 @@ BOOST_AUTO_TEST_CASE(softmax_weight_enclosures_contain_the_true_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(box_and_affine_enclosures_contain_exact_points) {
-  Rng r{std::mt19937_64(base_seed("boxes"))};
+  TestRng r{std::mt19937_64(base_seed("boxes"))};
   for (int trial = 0; trial < 200; ++trial) {
     const int d = static_cast<int>(r.integer(1, 8));
     const auto k = static_cast<std::size_t>(r.integer(0, 10));
@@ -492,7 +492,7 @@ BOOST_AUTO_TEST_CASE(box_and_affine_enclosures_contain_exact_points) {
 }
 
 BOOST_AUTO_TEST_CASE(attention_and_feed_forward_enclosures_contain_the_true_image) {
-  Rng r{std::mt19937_64(base_seed("layers"))};
+  TestRng r{std::mt19937_64(base_seed("layers"))};
   for (int trial = 0; trial < 120; ++trial) {
     const int d = static_cast<int>(r.integer(1, 6));
     const auto n = static_cast<std::size_t>(r.integer(1, 8));
@@ -539,7 +539,7 @@ BOOST_AUTO_TEST_CASE(attention_and_feed_forward_enclosures_contain_the_true_imag
 }
 
 BOOST_AUTO_TEST_CASE(distance_enclosure_contains_the_exact_distance) {
-  Rng r{std::mt19937_64(base_seed("distance"))};
+  TestRng r{std::mt19937_64(base_seed("distance"))};
   for (int trial = 0; trial < 150; ++trial) {
     const int d = static_cast<int>(r.integer(1, 5));
     const auto n = static_cast<std::size_t>(r.integer(1, 6)), m = static_cast<std::size_t>(r.integer(1, 6));

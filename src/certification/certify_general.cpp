@@ -96,6 +96,10 @@ GeneralSequenceReport certify_sequence_softmax(const Transformer<Rational>& mode
       r = GeneralSequenceReport{};
       r.verdict = verdict_name(SequenceVerdict::undecided);
       r.detail = std::string("interval overflow: ") + ex.what();
+    } catch (const std::domain_error& ex) {  // e.g. a divisor enclosure containing 0
+      r = GeneralSequenceReport{};
+      r.verdict = verdict_name(SequenceVerdict::undecided);
+      r.detail = std::string("interval arithmetic: ") + ex.what();
     }
     r.precision = prec;
     r.passes = pass + 1;

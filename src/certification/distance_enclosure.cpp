@@ -10,7 +10,7 @@ struct Bounds {
 };
 
 // |o - y|^2: exact for an exact o, otherwise sum_r sqr(o_r - y_r) with o_r enclosed.
-Bounds squared_distance(const AffineEnclosure& o, const IntervalBox* box, const Point& y, unsigned prec) {
+Bounds squared_distance(const AffineEnclosure& o, const IntervalBox* box, const Point& y) {
   if (o.is_exact()) {
     const Rational r = norm_sq(Point(o.p - y));
     return {r, r};
@@ -42,7 +42,7 @@ DistanceEnclosure distance_to_targets(const std::vector<AffineEnclosure>& output
   std::vector<Bounds> to_target(n), to_output(m);  // min over the other set
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t k = 0; k < m; ++k) {
-      const Bounds b = squared_distance(outputs[i], &boxes[i], targets[k], precision_bits);
+      const Bounds b = squared_distance(outputs[i], &boxes[i], targets[k]);
       if (k == 0 || b.lo < to_target[i].lo) to_target[i].lo = b.lo;
       if (k == 0 || b.hi < to_target[i].hi) to_target[i].hi = b.hi;
       if (i == 0 || b.lo < to_output[k].lo) to_output[k].lo = b.lo;

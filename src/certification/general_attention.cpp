@@ -157,7 +157,7 @@ std::vector<AffineEnclosure> attention_on_enclosures(const SelfAttention<Rationa
     for (std::size_t l = 0; l < n; ++l) s.push_back(dot(Axi, B[l]));
     const auto w = softmax_weights(s, tau);
     IntervalBox y;
-    for (std::size_t r = 0; r < xhat.size(); ++r) {
+    for (std::size_t r = 0; r < static_cast<std::size_t>(xhat.size()); ++r) {
       std::vector<Interval> terms;
       for (std::size_t l = 0; l < n; ++l) terms.push_back(w[l] * D[l][r]);
       y.push_back(sum(terms));
