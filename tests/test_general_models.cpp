@@ -608,3 +608,30 @@ BOOST_AUTO_TEST_CASE(straddled_breakpoint_with_exact_image_stays_exact) {
   BOOST_TEST(!g.y.is_exact());
   BOOST_TEST(g.interval_units == 2u);
 }
+
+BOOST_AUTO_TEST_CASE(refinement_raises_precision_until_decided_and_reports_an_exhausted_budget) {
+  TestRng r{std::mt19937_64(base_seed("refinement"))};
+  const int d = 3;
+  Transformer<Rational> model = random_model(r, d, 3);
+  for (auto& b : model.blocks) b.sa.A = StructuredMatrix<Rational>::scaled_identity(1);  // never exact weights
+  const Sequence X = random_tokens(r, d, 6);
+  const Rational tau = q(1, 2);
+  const auto O = softmax_forward_hp(model, X, tau);
+  const Sequence Y = targets_near(O);
+  GeneralOptions opt;
+  opt.tau = tau;
+  opt.tolerance = q(1, 1000000000);  // 1e-9: 16-bit enclosures are far too wide
+  opt.precision_bits = 16;
+  const Certificate refined = certify_general_softmax(one_pair(d, X, Y), model, opt);
+  BOOST_TEST(refined.verified, refined.general->sequences[0].detail);
+  BOOST_TEST(refined.general->sequences[0].passes > 1u);
+  BOOST_TEST(refined.general->sequences_refined == 1u);
+  BOOST_TEST(refined.general->budget_exhausted == 0u);
+  opt.refinements = 0;
+  const Certificate spent = certify_general_softmax(one_pair(d, X, Y), model, opt);
+  BOOST_TEST(!spent.verified);
+  BOOST_TEST(verdict0(spent) == "undecided within budget");
+  BOOST_TEST(spent.general->budget_exhausted == 1u);
+  BOOST_TEST(spent.general->sequences[0].detail.find("output token") != std::string::npos);
+  BOOST_TEST(spent.general->sequences[0].detail.find("block") != std::string::npos, spent.general->sequences[0].detail);
+}
