@@ -1,9 +1,11 @@
 // Benchmark (not a test): certification of random general softmax models (--model path).
-//   build/seqi_general_bench [models [seed]]     default 100 models, seed 1
+//   build/seqi_general_bench [models [seed [bits]]]   default 100 models, seed 1, 128-bit first pass
 // Each model: d in [2, 8], L in [1, 8] blocks, A and V = alpha I + up to 3 rank-one terms,
 // width in [1, 4], one sequence of n in [1, 16] tokens, tau in {1, 1/2}; targets are the
 // double-precision forward pass rounded to multiples of 2^-40, tolerance 1e-6. Prints the
 // time per model, how many sequences needed refinement and how many exhausted the budget.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -18,6 +20,12 @@ using namespace seqi;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+double cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
+}
 
 struct Draw {
   std::mt19937_64 gen;
@@ -82,7 +90,8 @@ Sequence double_targets(const Transformer<Rational>& m, const Sequence& X, doubl
 int main(int argc, char** argv) {
   const int models = argc > 1 ? std::atoi(argv[1]) : 100;
   Draw r{std::mt19937_64(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1)};
-  std::vector<double> ms;
+  const unsigned bits = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 128;
+  std::vector<double> ms, cpu;
   std::size_t refined = 0, exhausted = 0, within = 0, exact = 0, refused = 0, branched = 0, interval = 0;
   for (int t = 0; t < models; ++t) {
     const int d = static_cast<int>(r.integer(2, 8));
@@ -101,8 +110,11 @@ int main(int argc, char** argv) {
     GeneralOptions opt;
     opt.tau = tau;
     opt.tolerance = Rational(1, 1000000);
+    opt.precision_bits = bits;
     const auto t0 = Clock::now();
+    const double c0 = cpu_ms();
     const Certificate c = certify_general_softmax(data, m, opt);
+    cpu.push_back(cpu_ms() - c0);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     const auto& s = c.general->sequences[0];
     refined += s.passes > 1;
@@ -113,12 +125,17 @@ int main(int argc, char** argv) {
     branched += s.branched_units;
     interval += s.interval_units;
   }
-  std::sort(ms.begin(), ms.end());
-  double total = 0;
-  for (double v : ms) total += v;
-  std::cout << models << " random softmax models (d <= 8, L <= 8, n <= 16): mean " << total / models << " ms, median "
-            << ms[ms.size() / 2] << " ms, max " << ms.back() << " ms per model\n"
-            << "verdicts: " << exact << " exact, " << within << " within 1e-6, " << refused << " not interpolating, "
+  auto report = [&](const char* what, std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    double total = 0;
+    for (double x : v) total += x;
+    std::cout << what << ": mean " << total / models << " ms, median " << v[v.size() / 2] << " ms, max " << v.back()
+              << " ms per model\n";
+  };
+  std::cout << models << " random softmax models (d <= 8, L <= 8, n <= 16), first pass " << bits << " bits\n";
+  report("CPU time ", cpu);
+  report("wall time", ms);
+  std::cout << "verdicts: " << exact << " exact, " << within << " within 1e-6, " << refused << " not interpolating, "
             << exhausted << " undecided (budget exhausted)\n"
             << "refinement: " << refined << " models needed more than one pass; ReLUs branched " << branched
             << ", interval ReLUs " << interval << "\n";
