@@ -8,7 +8,15 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include <boost/multiprecision/mpfr.hpp>
+#include <nlohmann/json.hpp>
 
 #include "seqi/certification/distance_enclosure.hpp"
 #include "seqi/certification/general_attention.hpp"
@@ -242,6 +250,15 @@ Dataset one_pair(int d, Sequence in, Sequence out) {
 
 const std::string& verdict0(const Certificate& c) { return c.general->sequences.at(0).verdict; }
 
+// The softmax verification at tau of the one sequence X -> Y gives the verdict "exact".
+void expect_exact_softmax(const Transformer<Rational>& model, const Sequence& X, const Sequence& Y, const Rational& tau) {
+  GeneralOptions opt;
+  opt.tau = tau;
+  const Certificate c = certify_general_softmax(one_pair(model.dimension, X, Y), model, opt);
+  BOOST_TEST(c.verified, c.general->sequences.at(0).detail);
+  BOOST_TEST(verdict0(c) == "exact", c.general->sequences.at(0).detail);
+}
+
 }  // namespace
 
 // ---- random general models against the independent replay -----------------------------------
@@ -335,12 +352,7 @@ BOOST_AUTO_TEST_CASE(one_token_sequence_is_exact) {
   TestRng r{std::mt19937_64(7)};
   const Transformer<Rational> model = random_model(r, 3, 4);
   const Sequence X{Point(Vec<Rational>::Constant(3, q(1, 3)))};
-  const Sequence Y = hardmax_forward_exact(model, X);  // one token: hardmax and softmax weights are both 1
-  GeneralOptions opt;
-  opt.tau = q(1, 7);
-  const Certificate c = certify_general_softmax(one_pair(3, X, Y), model, opt);
-  BOOST_TEST(c.verified);
-  BOOST_TEST(verdict0(c) == "exact");
+  expect_exact_softmax(model, X, hardmax_forward_exact(model, X), q(1, 7));  // one token: both weights are 1
 }
 
 BOOST_AUTO_TEST_CASE(tied_scores_give_uniform_weights_exactly) {
@@ -356,12 +368,7 @@ BOOST_AUTO_TEST_CASE(tied_scores_give_uniform_weights_exactly) {
   model.blocks.push_back(b);
   Sequence X;
   for (long a : {0L, 1L, 5L}) X.push_back((Point(2) << q(a), q(1)).finished());
-  const Sequence Y = hardmax_forward_exact(model, X);  // ties: hardmax is uniform too
-  GeneralOptions opt;
-  opt.tau = q(1, 1000);
-  const Certificate c = certify_general_softmax(one_pair(2, X, Y), model, opt);
-  BOOST_TEST(c.verified);
-  BOOST_TEST(verdict0(c) == "exact");
+  expect_exact_softmax(model, X, hardmax_forward_exact(model, X), q(1, 1000));  // ties: hardmax is uniform too
 }
 
 BOOST_AUTO_TEST_CASE(identity_value_mean_shift_and_collapsed_tokens_are_exact) {
@@ -384,21 +391,14 @@ BOOST_AUTO_TEST_CASE(identity_value_mean_shift_and_collapsed_tokens_are_exact) {
   model.blocks = {b1, b2};
   const Sequence X{(Point(2) << 0, 0).finished(), (Point(2) << 1, q(-3, 7)).finished(),
                    (Point(2) << q(1, 8), q(1, 1000)).finished()};
-  const Sequence Y{(Point(2) << 2, 4).finished()};
-  GeneralOptions opt;
-  opt.tau = q(1, 10);
-  const Certificate c = certify_general_softmax(one_pair(2, X, Y), model, opt);
-  BOOST_TEST(c.verified, c.general->sequences[0].detail);
-  BOOST_TEST(verdict0(c) == "exact");
+  expect_exact_softmax(model, X, {(Point(2) << 2, 4).finished()}, q(1, 10));
   // the mean-shift block alone with V = I: x_i + mean, exact.
   Transformer<Rational> shift{2, {b1}};
   shift.blocks[0].ff = b2.ff;
   shift.blocks[0].ff.U = Mat<Rational>::Zero(0, 2);
   shift.blocks[0].ff.b = Vec<Rational>(0);
   shift.blocks[0].ff.W = Mat<Rational>::Zero(2, 0);
-  const Sequence Ys = hardmax_forward_exact(shift, X);
-  const Certificate cs = certify_general_softmax(one_pair(2, X, Ys), shift, opt);
-  BOOST_TEST(verdict0(cs) == "exact");
+  expect_exact_softmax(shift, X, hardmax_forward_exact(shift, X), q(1, 10));
 }
 
 BOOST_AUTO_TEST_CASE(rank_one_value_collapse_returns_exact_points_through_a_flat_relu) {
@@ -417,10 +417,7 @@ BOOST_AUTO_TEST_CASE(rank_one_value_collapse_returns_exact_points_through_a_flat
   model.blocks = {b};
   const Sequence X{(Point(2) << 0, 1).finished(), (Point(2) << 1, 2).finished(), (Point(2) << q(1, 2), 3).finished()};
   const Sequence Y{(Point(2) << -10, 1).finished(), (Point(2) << -10, 2).finished(), (Point(2) << -10, 3).finished()};
-  GeneralOptions opt;
-  opt.tau = q(1, 3);
-  const Certificate c = certify_general_softmax(one_pair(2, X, Y), model, opt);
-  BOOST_TEST(verdict0(c) == "exact", c.general->sequences[0].detail);
+  expect_exact_softmax(model, X, Y, q(1, 3));
 }
 
 // ---- Arb-style containment of every enclosure function ----------------------------------------
@@ -634,4 +631,70 @@ BOOST_AUTO_TEST_CASE(refinement_raises_precision_until_decided_and_reports_an_ex
   BOOST_TEST(spent.general->budget_exhausted == 1u);
   BOOST_TEST(spent.general->sequences[0].detail.find("output token") != std::string::npos);
   BOOST_TEST(spent.general->sequences[0].detail.find("block") != std::string::npos, spent.general->sequences[0].detail);
+}
+
+// ---- the CLI: --tolerance on a user's model ---------------------------------------------------
+
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string out;
+};
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// verify with arguments (no shell metacharacters in them); stdout captured.
+CliRun run_verify_exe(const std::string& args, const std::filesystem::path& dir) {
+  const auto out = dir / "out.txt";
+  const std::string cmd = std::string(SEQI_VERIFY_EXE) + " " + args + " >" + out.string() + " 2>&1 </dev/null";
+  const int status = std::system(cmd.c_str());
+  BOOST_REQUIRE(status != -1 && WIFEXITED(status));
+  return {WEXITSTATUS(status), slurp(out)};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(cli_tolerance_on_a_perturbed_model) {
+  const auto dir = std::filesystem::temp_directory_path() / ("seqi-general-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string data = std::string(SEQI_DATASETS_DIR) + "/tiny-d2.json";
+  const auto model = dir / "m.json";
+  BOOST_TEST_REQUIRE(run_verify_exe("--save-model " + model.string() + " " + data, dir).code == 0);
+  auto j = nlohmann::json::parse(slurp(model));
+  auto& w = j.at("blocks").back().at("feed_forward").at("W").at(0).at(0);
+  w = to_string(*parse_rational(w.get<std::string>()) + q(1, 1000000000));  // outputs move by about 1e-9
+  const auto perturbed = dir / "p.json";
+  std::ofstream(perturbed) << j.dump();
+  const std::string m = " --model " + perturbed.string() + " ";
+  for (const std::string setting : {"", "--softmax --tau 1/1000 "}) {
+    BOOST_TEST_CONTEXT(setting) {
+      const CliRun exact = run_verify_exe(setting + m + data, dir);
+      BOOST_TEST(exact.code == 1, exact.out);
+      BOOST_TEST(exact.out.find("not interpolating") != std::string::npos, exact.out);
+      const CliRun within = run_verify_exe(setting + "--tolerance 1e-6 --json" + m + data, dir);
+      BOOST_TEST_REQUIRE(within.code == 0, within.out);
+      const auto js = nlohmann::json::parse(within.out);
+      BOOST_TEST(js.at("general").at("tolerance") == "1/1000000");
+      const auto& seqs = js.at("general").at("sequences");
+      BOOST_TEST(seqs.size() == 2u);
+      bool some_within = false;
+      for (const auto& sq : seqs) {
+        some_within |= sq.at("verdict") == "within delta";
+        const Rational hi = *parse_rational(sq.at("hausdorff_sq").at(1).get<std::string>());
+        BOOST_TEST(hi <= q(1, 1000000000000));
+      }
+      BOOST_TEST(some_within);
+      BOOST_TEST(run_verify_exe(setting + "--tolerance 1e-12" + m + data, dir).code == 1);
+    }
+  }
+  BOOST_TEST(run_verify_exe("--tolerance -1" + m + data, dir).code == 2);
+  BOOST_TEST(run_verify_exe("--tolerance abc" + m + data, dir).code == 2);
+  BOOST_TEST(run_verify_exe("--tolerance 1/10 " + data, dir).code == 2);  // nothing to tolerate: no --model
+  std::filesystem::remove_all(dir);
 }
