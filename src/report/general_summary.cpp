@@ -52,7 +52,8 @@ nlohmann::json general_summary_json(const GeneralFacts& f) {
   j["sequences_refined"] = f.sequences_refined;
   j["budget_exhausted"] = f.budget_exhausted;
   if (f.tau) j["tau"] = to_string(*f.tau);
-  j["budget"] = {{"precision_bits", f.precision}, {"refinements", f.refinements}, {"branch_limit", f.branch_limit}};
+  if (f.attention == "softmax")  // hardmax runs exactly: no budget
+    j["budget"] = {{"precision_bits", f.precision}, {"refinements", f.refinements}, {"branch_limit", f.branch_limit}};
   j["theorem_class_information_only"] = {{"width", f.width},         {"width_at_most_4", f.width_in_class},
                                          {"rank_A", f.rank_A},       {"rank_V", f.rank_V},
                                          {"ranks_at_most_1", f.rank_in_class}};
