@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "seqi/certification/general_models.hpp"
+#include "seqi/io/random_model.hpp"
 
 using namespace seqi;
 using Clock = std::chrono::steady_clock;
@@ -25,45 +26,6 @@ double cpu_ms() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
-}
-
-struct Draw {
-  std::mt19937_64 gen;
-  long integer(long lo, long hi) { return std::uniform_int_distribution<long>(lo, hi)(gen); }
-  Rational small(long den) { return Rational(integer(-den, den)) / den; }
-  Point point(int d, long den) {
-    Point p(d);
-    for (int k = 0; k < d; ++k) p[k] = small(den);
-    return p;
-  }
-};
-
-StructuredMatrix<Rational> structured(Draw& r, int d, long den) {
-  StructuredMatrix<Rational> m;
-  m.alpha = r.integer(0, 2) ? r.small(den) : Rational(0);
-  for (long t = r.integer(0, 3); t > 0; --t) m.terms.push_back({r.point(d, den), Point(r.point(d, den) / Rational(d))});
-  return m;
-}
-
-Transformer<Rational> model(Draw& r, int d, std::size_t L) {
-  Transformer<Rational> m{d, {}};
-  for (std::size_t b = 0; b < L; ++b) {
-    Block<Rational> blk;
-    blk.sa.rho = r.integer(0, 3) ? Rational(1) : Rational(1, 2);
-    blk.sa.A = structured(r, d, 4);
-    blk.sa.V = structured(r, d, 8);
-    const long w = r.integer(1, 4);
-    blk.ff.eta = r.integer(0, 3) ? Rational(1) : Rational(1, 2);
-    blk.ff.U = Mat<Rational>(w, d);
-    blk.ff.W = Mat<Rational>(d, w);
-    blk.ff.b = Vec<Rational>(w);
-    for (long i = 0; i < w; ++i) {
-      for (int k = 0; k < d; ++k) blk.ff.U(i, k) = r.small(8), blk.ff.W(k, i) = r.small(16);
-      blk.ff.b[i] = r.small(8);
-    }
-    m.blocks.push_back(std::move(blk));
-  }
-  return m;
 }
 
 // Targets: the double forward pass, each coordinate rounded to a multiple of 2^-40, as a set.
@@ -89,7 +51,7 @@ Sequence double_targets(const Transformer<Rational>& m, const Sequence& X, doubl
 
 int main(int argc, char** argv) {
   const int models = argc > 1 ? std::atoi(argv[1]) : 100;
-  Draw r{std::mt19937_64(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1)};
+  RandomModelDraw r{std::mt19937_64(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1)};
   const unsigned bits = argc > 3 ? static_cast<unsigned>(std::atoi(argv[3])) : 128;
   std::vector<double> ms, cpu;
   std::size_t refined = 0, exhausted = 0, within = 0, exact = 0, refused = 0, branched = 0, interval = 0;
@@ -97,7 +59,7 @@ int main(int argc, char** argv) {
     const int d = static_cast<int>(r.integer(2, 8));
     const auto L = static_cast<std::size_t>(r.integer(1, 8));
     const auto n = static_cast<std::size_t>(r.integer(1, 16));
-    const auto m = model(r, d, L);
+    const auto m = random_model(r, d, L);
     const Rational tau = r.integer(0, 1) ? Rational(1) : Rational(1, 2);
     Sequence X;
     while (X.size() < n) {

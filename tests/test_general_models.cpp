@@ -23,6 +23,7 @@
 #include "seqi/certification/general_feed_forward.hpp"
 #include "seqi/certification/general_models.hpp"
 #include "seqi/certification/softmax_weights.hpp"
+#include "seqi/io/random_model.hpp"
 
 using namespace seqi;
 
@@ -43,57 +44,15 @@ std::uint64_t base_seed(const char* who) {
   return seed;
 }
 
-struct TestRng {
-  std::mt19937_64 gen;
-  long integer(long lo, long hi) { return std::uniform_int_distribution<long>(lo, hi)(gen); }
-  Rational small(long den) { return q(integer(-den, den), den); }  // in [-1, 1], step 1/den
-  Point point(int d, long den) {
-    Point p(d);
-    for (int k = 0; k < d; ++k) p[k] = small(den);
-    return p;
-  }
-  // A rational strictly inside [lo, hi] (or lo when the interval is a point).
+struct TestRng : RandomModelDraw {
+  // A rational inside [lo, hi] (lo when the interval is a point).
   Rational inside(const Interval& x) {
     const Rational lo = x.lower(), hi = x.upper();
     return lo + (hi - lo) * q(integer(0, 1000), 1000);
   }
 };
 
-// alpha I + up to max_terms rank-one terms p q^T, |p_k| <= 1, |q_k| <= 1/d (so |p q^T x| <= |p| max|x|).
-StructuredMatrix<Rational> random_structured(TestRng& r, int d, std::size_t max_terms, long den) {
-  StructuredMatrix<Rational> m;
-  m.alpha = r.integer(0, 2) ? r.small(den) : Rational(0);
-  const auto terms = static_cast<std::size_t>(r.integer(0, static_cast<long>(max_terms)));
-  for (std::size_t t = 0; t < terms; ++t) m.terms.push_back({r.point(d, den), Point(r.point(d, den) / Rational(d))});
-  return m;
-}
-
-FeedForward<Rational> random_ff(TestRng& r, int d) {
-  const long w = r.integer(1, 4);
-  FeedForward<Rational> ff;
-  ff.eta = r.integer(0, 3) ? Rational(1) : q(1, 2);
-  ff.U = Mat<Rational>(w, d);
-  ff.W = Mat<Rational>(d, w);
-  ff.b = Vec<Rational>(w);
-  for (long i = 0; i < w; ++i) {
-    for (int k = 0; k < d; ++k) ff.U(i, k) = r.small(8), ff.W(k, i) = r.small(16);
-    ff.b[i] = r.small(8);
-  }
-  return ff;
-}
-
-Transformer<Rational> random_model(TestRng& r, int d, std::size_t L) {
-  Transformer<Rational> m{d, {}};
-  for (std::size_t b = 0; b < L; ++b) {
-    Block<Rational> blk;
-    blk.sa.rho = r.integer(0, 3) ? Rational(1) : q(1, 2);
-    blk.sa.A = random_structured(r, d, 3, 4);
-    blk.sa.V = random_structured(r, d, 3, 8);
-    blk.ff = random_ff(r, d);
-    m.blocks.push_back(std::move(blk));
-  }
-  return m;
-}
+FeedForward<Rational> random_ff(TestRng& r, int d) { return random_feed_forward(r, d); }
 
 // ---- the independent replay ------------------------------------------------------------------
 
@@ -264,7 +223,7 @@ void expect_exact_softmax(const Transformer<Rational>& model, const Sequence& X,
 // ---- random general models against the independent replay -----------------------------------
 
 BOOST_AUTO_TEST_CASE(random_softmax_models_verified_near_and_refused_far) {
-  TestRng r{std::mt19937_64(base_seed("random_softmax_models"))};
+  TestRng r{{std::mt19937_64(base_seed("random_softmax_models"))}};
   const Rational delta = q(1, 1000000);
   std::size_t verified = 0, refused = 0, moved_checked = 0;
   for (int trial = 0; trial < 24; ++trial) {
@@ -308,7 +267,7 @@ BOOST_AUTO_TEST_CASE(random_softmax_models_verified_near_and_refused_far) {
 }
 
 BOOST_AUTO_TEST_CASE(random_hardmax_models_exact_within_and_refused) {
-  TestRng r{std::mt19937_64(base_seed("random_hardmax_models"))};
+  TestRng r{{std::mt19937_64(base_seed("random_hardmax_models"))}};
   const Rational delta = q(1, 1000000);
   for (int trial = 0; trial < 24; ++trial) {
     const int d = static_cast<int>(r.integer(2, 8));
@@ -349,7 +308,7 @@ BOOST_AUTO_TEST_CASE(random_hardmax_models_exact_within_and_refused) {
 // ---- the audit's exact cases ------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(one_token_sequence_is_exact) {
-  TestRng r{std::mt19937_64(7)};
+  TestRng r{{std::mt19937_64(7)}};
   const Transformer<Rational> model = random_model(r, 3, 4);
   const Sequence X{Point(Vec<Rational>::Constant(3, q(1, 3)))};
   expect_exact_softmax(model, X, hardmax_forward_exact(model, X), q(1, 7));  // one token: both weights are 1
@@ -423,7 +382,7 @@ BOOST_AUTO_TEST_CASE(rank_one_value_collapse_returns_exact_points_through_a_flat
 // ---- Arb-style containment of every enclosure function ----------------------------------------
 
 BOOST_AUTO_TEST_CASE(softmax_weight_enclosures_contain_the_true_weights) {
-  TestRng r{std::mt19937_64(base_seed("softmax_weights"))};
+  TestRng r{{std::mt19937_64(base_seed("softmax_weights"))}};
   for (int trial = 0; trial < 300; ++trial) {
     const auto n = static_cast<std::size_t>(r.integer(1, 16));
     const Rational tau = q(r.integer(1, 100), r.integer(1, 1000));
@@ -449,7 +408,7 @@ BOOST_AUTO_TEST_CASE(softmax_weight_enclosures_contain_the_true_weights) {
 }
 
 BOOST_AUTO_TEST_CASE(box_and_affine_enclosures_contain_exact_points) {
-  TestRng r{std::mt19937_64(base_seed("boxes"))};
+  TestRng r{{std::mt19937_64(base_seed("boxes"))}};
   for (int trial = 0; trial < 200; ++trial) {
     const int d = static_cast<int>(r.integer(1, 8));
     const auto k = static_cast<std::size_t>(r.integer(0, 10));
@@ -499,7 +458,7 @@ BOOST_AUTO_TEST_CASE(box_and_affine_enclosures_contain_exact_points) {
 }
 
 BOOST_AUTO_TEST_CASE(attention_and_feed_forward_enclosures_contain_the_true_image) {
-  TestRng r{std::mt19937_64(base_seed("layers"))};
+  TestRng r{{std::mt19937_64(base_seed("layers"))}};
   for (int trial = 0; trial < 120; ++trial) {
     const int d = static_cast<int>(r.integer(1, 6));
     const auto n = static_cast<std::size_t>(r.integer(1, 8));
@@ -550,7 +509,7 @@ BOOST_AUTO_TEST_CASE(attention_and_feed_forward_enclosures_contain_the_true_imag
 }
 
 BOOST_AUTO_TEST_CASE(distance_enclosure_contains_the_exact_distance) {
-  TestRng r{std::mt19937_64(base_seed("distance"))};
+  TestRng r{{std::mt19937_64(base_seed("distance"))}};
   for (int trial = 0; trial < 150; ++trial) {
     const int d = static_cast<int>(r.integer(1, 5));
     const auto n = static_cast<std::size_t>(r.integer(1, 6)), m = static_cast<std::size_t>(r.integer(1, 6));
@@ -607,7 +566,7 @@ BOOST_AUTO_TEST_CASE(straddled_breakpoint_with_exact_image_stays_exact) {
 }
 
 BOOST_AUTO_TEST_CASE(refinement_raises_precision_until_decided_and_reports_an_exhausted_budget) {
-  TestRng r{std::mt19937_64(base_seed("refinement"))};
+  TestRng r{{std::mt19937_64(base_seed("refinement"))}};
   const int d = 3;
   Transformer<Rational> model = random_model(r, d, 3);
   for (auto& b : model.blocks) b.sa.A = StructuredMatrix<Rational>::scaled_identity(1);  // never exact weights
