@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/certification/general_models.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_file.hpp"
@@ -70,7 +71,27 @@ void check_paths(const VerifyOptions& opt) {
   refuse_outputs_onto_inputs(outputs, inputs);
 }
 
-Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, const Dataset& data,
+// Options of a general model's verification; bad values are input errors.
+GeneralOptions general_options(const VerifyOptions& opt) {
+  GeneralOptions go;
+  const SoftmaxOptions so = checked_softmax_options(opt);
+  go.tau = so.tau;
+  if (so.precision_bits) go.precision_bits = so.precision_bits;
+  if (opt.tolerance) {
+    std::string why;
+    auto delta = parse_rational(*opt.tolerance, &why);
+    if (!delta) throw InputError("--tolerance " + quote_value(*opt.tolerance) + ": not an exact rational (" + why + "); write e.g. 1/1000");
+    if (*delta < 0) throw InputError("--tolerance " + quote_value(*opt.tolerance) + ": a distance cannot be negative");
+    go.tolerance = *delta;
+  }
+  if (opt.refinements > 16) throw InputError("--refinements " + std::to_string(opt.refinements) + ": choose 0 to 16");
+  if (opt.branch_limit > 12) throw InputError("--branch-limit " + std::to_string(opt.branch_limit) + ": choose 0 to 12");
+  go.refinements = opt.refinements;
+  go.branch_limit = opt.branch_limit;
+  return go;
+}
+
+Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
                     const std::string& dataset_sha256, RunInfo& run) {
   if (!opt.model_path.empty()) {
     const auto loaded = load_model(opt.model_path, opt.model_metadata);
@@ -79,11 +100,10 @@ Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, const Da
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
                        " differs from the dataset's dimension " + std::to_string(data.dimension));
     run.model_path = opt.model_path;
-    if (!opt.softmax) return certify_model_hardmax(data, model);
-    SoftmaxOptions with_tau = so;
-    if (!with_tau.tau) with_tau.tau = loaded.tau;  // the temperature a .safetensors file records
-    if (!with_tau.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
-    return certify_model_softmax(data, model, with_tau);
+    if (!opt.softmax) return certify_general_hardmax(data, model, go);
+    if (!go.tau) go.tau = loaded.tau;  // the temperature a .safetensors file records
+    if (!go.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
+    return certify_general_softmax(data, model, go);
   }
   const auto built = build_interpolating_transformer(data, opt.seed);
   Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so)
@@ -129,12 +149,13 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256) {
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
   try {
     const SoftmaxOptions so = checked_softmax_options(opt);
+    const GeneralOptions go = general_options(opt);
     check_paths(opt);
     std::string dataset_sha256;
     const Dataset data = read_dataset_once(opt, dataset_sha256);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    Certificate cert = certify(opt, so, data, dataset_sha256, run);
+    Certificate cert = certify(opt, so, go, data, dataset_sha256, run);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
     if (!opt.report_path.empty()) write_report(opt, cert, run, data, dataset_sha256, err);

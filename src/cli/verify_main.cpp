@@ -30,6 +30,13 @@ int verify_main(int argc, char** argv) {
   app.add_flag("--model-metadata", opt.model_metadata,
                "with a .safetensors --model: certify the exact rational model in its metadata, not its floats")
       ->needs(model_opt);
+  app.add_option("--tolerance", opt.tolerance,
+                 "with --model: also accept a sequence whose outputs are within this Hausdorff distance of its "
+                 "targets (an exact rational such as 1/1000 or 1e-6; default 0: exact)");
+  app.add_option("--refinements", opt.refinements,
+                 "with --model --softmax: precision doublings when a sequence is undecided (default 3)");
+  app.add_option("--branch-limit", opt.branch_limit,
+                 "with --model --softmax: undecided ReLUs per token and layer split into exact sign cases (default 4)");
   app.add_option("--save-model", opt.save_model_path,
                  "write the built transformer to this model file (.json exact; .safetensors: float64 in the "
                  "PyTorch layout of python/seqi_torch.py, the exact model in its metadata)");
@@ -67,7 +74,12 @@ int verify_main(int argc, char** argv) {
        "--save-model saves a transformer this run builds; with --model nothing is built"},
       {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
       {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
-      {model && opt.softmax && !opt.tau, "--softmax --model needs --tau: a user's model has no certified tau*"},
+      {model && opt.softmax && !opt.tau && !opt.model_path.ends_with(".safetensors"),
+       "--softmax --model needs --tau: a user's model has no certified tau* (a .safetensors export records its tau)"},
+      {!model && app.count("--tolerance") != 0,
+       "--tolerance applies to a model given with --model; a built transformer is certified exactly"},
+      {(!model || !opt.softmax) && app.count("--refinements") != 0, "--refinements applies to --model --softmax"},
+      {(!model || !opt.softmax) && app.count("--branch-limit") != 0, "--branch-limit applies to --model --softmax"},
   };
   for (const auto& [bad, message] : refused)
     if (bad) {

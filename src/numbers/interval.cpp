@@ -198,6 +198,13 @@ Interval log(const Interval& x) {
   return r;
 }
 
+Interval sqr(const Interval& x) {
+  Interval r(x.precision());
+  mpfi_sqr(r.v_, x.v_);  // the range of x^2, not x * x
+  r.check_finite("sqr(Interval)");
+  return r;
+}
+
 Interval sum(const std::vector<Interval>& xs) {
   if (xs.empty()) throw std::invalid_argument("sum(Interval): empty vector");
   unsigned prec = 0;

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "seqi/io/quote_value.hpp"
+#include "seqi/report/general_summary.hpp"
 
 namespace seqi {
 
@@ -59,6 +60,7 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
       << " tokens attend to the wrong leader, " << f.double_nonfinite << " non-finite outputs (first "
       << f.double_sequences << " of " << c.N << " sequences)\n";
   }
+  if (cert.general) o << general_summary_text(*cert.general);
   o << "checks:\n";
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
@@ -128,6 +130,7 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
                                {"nonfinite_outputs", f.double_nonfinite},
                                {"sequences_checked", f.double_sequences}};
   }
+  if (cert.general) j["general"] = general_summary_json(*cert.general);
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},
                        {"ff_tokens_evaluated", cert.stats.ff_tokens_evaluated},

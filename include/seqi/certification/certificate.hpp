@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seqi/certification/counts.hpp"
+#include "seqi/certification/general_facts.hpp"
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
 #include "seqi/construction/construction.hpp"
@@ -66,6 +67,7 @@ struct Certificate {
   std::optional<ConstructionRecord> record;              // absent for a user's model
   std::optional<LemmaPResult> lemma_p;
   std::optional<SoftmaxFacts> softmax;
+  std::optional<GeneralFacts> general;  // per-sequence verdicts of a general model (--model)
   std::vector<PhaseSnapshot> snapshots;  // input, after each phase, output
 
   void add(Check c) { checks.push_back(std::move(c)); }

@@ -20,6 +20,9 @@ struct VerifyOptions {
   bool json = false;
   bool brute = false;
   std::uint64_t seed = 1;
+  std::optional<std::string> tolerance;  // --model: certify Hausdorff distance <= this exact rational
+  unsigned refinements = 3;              // --model --softmax: precision doublings after the first pass
+  unsigned branch_limit = 4;             // --model --softmax: undecided ReLUs per token and layer branched on
 };
 
 // 3: out of memory (std::bad_alloc, or GMP could not allocate): the input may be valid but

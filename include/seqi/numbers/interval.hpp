@@ -61,6 +61,7 @@ class Interval {
 
   friend Interval exp(const Interval& x);
   friend Interval log(const Interval& x);
+  friend Interval sqr(const Interval& x);
   friend Interval sum(const std::vector<Interval>& xs);
 
  private:
@@ -97,6 +98,9 @@ Interval exp(const Interval& x);
 // Enclosure of the natural logarithm over x. Precondition lower() > 0; throws
 // std::domain_error otherwise.
 Interval log(const Interval& x);
+
+// Enclosure of {x^2 : x in x} (lower endpoint 0 when x contains 0).
+Interval sqr(const Interval& x);
 
 // Enclosure of the sum; each endpoint is the correctly rounded (down / up) sum of
 // the operands' endpoints at max precision. Throws std::invalid_argument if empty.
