@@ -355,6 +355,14 @@ std::string data_file_text(const Certificate& cert, const RunInfo& run, const Da
   f.def("certDoubleNonfinite", s ? num(s->double_nonfinite) : na);
   f.blank();
 
+  f.comment("Float64 run of the rounded weights (lem:float-run): a claim beside the exact certificate");
+  const FloatRunFacts* fr = cert.float_run ? &*cert.float_run : nullptr;
+  f.flag("certFloatRunShown", fr && fr->certified);
+  f.def("certFloatRunDelta", fr && fr->certified ? fmt_double(fr->delta) : na);
+  f.def("certFloatRunRelativeDelta", fr && fr->certified ? fmt_double(fr->relative_delta) : na);
+  f.def("certFloatRunFailure", fr && !fr->certified ? latex_escape(fr->failure) : na);
+  f.blank();
+
   f.comment("Figures: \\certSnapshot{phase}{xmin}{xmax}{ymin}{ymax}{\\certSnapshotSequence{j}{coordinates 1, 2}...}");
   f.comment("(coordinates in doubles, for the figures only)");
   std::string snaps;
@@ -589,6 +597,18 @@ only (it decides nothing): largest distance of an output token to the nearest ta
 \certDoubleNonfinite{} non-finite outputs.
 \end{minipage}}
 \end{center}
+\fi
+
+\section{A float64 run of this transformer}
+A claim beside the exact certificate (it does not enter the result above), proved by
+\certLemma{lem:float-run}: an IEEE binary64 run of the weights rounded to nearest, each operation
+correctly rounded, dot products summed in any order, $\exp$ within 2 ulp.
+\ifcertFloatRunShown
+Every decision of such a run (each hardmax argmax, each ReLU sign with nonzero exact pre-activation) equals
+the exact one, and every output coordinate lies within $\delta=$ \certFloatRunDelta{} of the exact output
+(relative to the largest output coordinate: \certFloatRunRelativeDelta).
+\else
+Could not be shown: \certFloatRunFailure.
 \fi
 
 \section{Learning corollary}

@@ -8,6 +8,7 @@
 
 #include "seqi/certification/counts.hpp"
 #include "seqi/certification/exact_forward.hpp"
+#include "seqi/certification/float_run.hpp"
 #include "seqi/certification/lemma_p.hpp"
 #include "seqi/construction/construction.hpp"
 
@@ -66,6 +67,7 @@ struct Certificate {
   std::optional<LemmaPResult> lemma_p;
   std::optional<SoftmaxFacts> softmax;
   std::vector<PhaseSnapshot> snapshots;  // input, after each phase, output
+  std::optional<FloatRunFacts> float_run;  // lem:float-run (a separate claim; never changes verified)
 
   void add(Check c) { checks.push_back(std::move(c)); }
   // verified = every required check passed.
