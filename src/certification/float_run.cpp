@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <map>
 #include <stdexcept>
 
 #include "seqi/certification/float_reference.hpp"
 #include "seqi/certification/one_direction_ff.hpp"
+#include "seqi/numbers/interval.hpp"
 #include "seqi/numbers/upward.hpp"
 
 namespace seqi {
@@ -121,10 +124,56 @@ std::optional<std::string> ff_range(const FeedForward<Rational>& ff) {
   return std::nullopt;
 }
 
+// Upper bounds on |eta I + sum_{k in P} W_k U_k|_inf (the exact Jacobian of activation
+// pattern P, lem:float-ff), cached per pattern. For a one-direction layer U_k = slope_k r^T
+// the sum is w_P r^T with w_P = sum_{k in P} slope_k W_k: O(w d) exact operations.
+class PatternNorms {
+ public:
+  explicit PatternNorms(const FeedForward<Rational>& ff) : ff_(ff), form_(one_direction_form(ff)) {
+    if (form_)
+      for (Eigen::Index c = 0; c < form_->r.size(); ++c) r_one_ += abs(form_->r[c]);
+  }
+  // Requires UpwardRounding.
+  double operator()(const std::vector<char>& active) {
+    std::uint64_t mask = 0;
+    for (std::size_t k = 0; k < active.size() && k < 64; ++k)
+      if (active[k]) mask |= std::uint64_t{1} << k;
+    if (active.size() <= 64)
+      if (auto it = cache_.find(mask); it != cache_.end()) return it->second;
+    const auto d = ff_.U.cols();
+    double norm = 0;
+    if (form_) {
+      Point wp = Point::Zero(d);
+      for (std::size_t k = 0; k < active.size(); ++k)
+        if (active[k]) wp += ff_.W.col(static_cast<Eigen::Index>(k)) * form_->slope[k];
+      for (Eigen::Index c = 0; c < d; ++c)
+        norm = std::max(norm, magnitude_up(abs(ff_.eta + wp[c] * form_->r[c]) + abs(wp[c]) * (r_one_ - abs(form_->r[c]))));
+    } else {
+      Mat<Rational> J = Mat<Rational>::Identity(d, d) * ff_.eta;
+      for (std::size_t k = 0; k < active.size(); ++k)
+        if (active[k]) J += ff_.W.col(static_cast<Eigen::Index>(k)) * ff_.U.row(static_cast<Eigen::Index>(k));
+      for (Eigen::Index c = 0; c < d; ++c) {
+        Rational row = 0;
+        for (Eigen::Index c2 = 0; c2 < d; ++c2) row += abs(J(c, c2));
+        norm = std::max(norm, magnitude_up(row));
+      }
+    }
+    if (active.size() <= 64) cache_[mask] = norm;
+    return norm;
+  }
+
+ private:
+  const FeedForward<Rational>& ff_;
+  std::optional<OneDirectionForm> form_;
+  Rational r_one_ = 0;
+  std::map<std::uint64_t, double> cache_;
+};
+
 class Propagation {
  public:
-  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d)
-      : ref_(ref), begin_(std::move(begin)), d_(d), mid_(ref.size() * d), rad_(ref.size()), e_(ref.size()) {}
+  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau)
+      : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), mid_(ref.size() * d), rad_(ref.size()),
+        e_(ref.size()) {}
 
   const std::vector<double>& errors() const { return e_; }
   FloatRunFacts& facts() { return facts_; }
@@ -209,8 +258,9 @@ class Propagation {
     const double cU = gamma_up(f.d + 1) * (1 + u) + u;
     const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
     const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
-    std::vector<double> E(f.w), act(f.w);
-    std::vector<char> live(f.w);
+    std::vector<double> E(f.w), R(f.w), act(f.w);
+    std::vector<char> live(f.w), active(f.w);
+    PatternNorms jacobian(ff);
     changed.assign(e_.size(), form ? 0 : 1);
     for (std::size_t i = 0; i < e_.size(); ++i) {
       const double* m = &mid_[i * d_];
@@ -227,7 +277,8 @@ class Propagation {
           sm = sm + um[c] * std::fabs(m[c]);
           pm = pm + uk[c] * m[c];
         }
-        E[k] = cU * s + f.u_one[k] * e + under;                 // |phat_k - p*_k|
+        R[k] = cU * s + under;                                  // rounding: |phat_k - p*_k - U_k (xhat - x*)|
+        E[k] = R[k] + f.u_one[k] * e;                           // |phat_k - p*_k|
         const double pr = f.u_one[k] * r + cM * sm + under;      // |p*_k - pm| over the box
         if (!(E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
         int sign = 0;  // sign of p*_k: +1, -1, or 0 (exactly zero: a kink)
@@ -250,6 +301,7 @@ class Propagation {
         }
         sign == 0 ? ++facts_.kinks : ++facts_.decisions;
         live[k] = sign >= 0;
+        active[k] = sign > 0;
         act[k] = sign > 0 ? std::fabs(pm) + pr : 0;  // >= relu(p*_k)
         live_units += live[k];
       }
@@ -264,11 +316,13 @@ class Propagation {
       }
       if (live_units == 0 && f.eta_one) continue;  // fl(1 * xhat + 0) = xhat: e unchanged
       const double cW = gamma_up(live_units + 1) * (1 + u) + u;
-      double terms = f.eta * xmax, propagated = f.eta * e;
+      // Active units propagate the input error through the pattern's exact Jacobian; kinks
+      // (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
+      double terms = f.eta * xmax, propagated = jacobian(active) * e;
       for (std::size_t k = 0; k < f.w; ++k) {
         if (!live[k]) continue;
         terms = terms + f.w_col[k] * (act[k] + E[k]);
-        propagated = propagated + f.w_col[k] * E[k];
+        propagated = propagated + f.w_col[k] * (active[k] ? R[k] : (1 + u) * E[k]);
       }
       e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * tiny;
       if (!(e_[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
@@ -318,11 +372,37 @@ class Propagation {
                  approx_decimal(Rational(eta), 3) + " > 1/2)";
       return std::nullopt;
     }
-    const double dpi = 2 * eta + 4 * eta * eta + nn * 0x1p-1070;  // >= |pihat - pi|_1
+    // >= |pihat - pi|_1; at most 2 (e^{2 eta} - 1)(1 - pi_top) when the exact scores are known.
+    const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail_weight(sa, i, b0, b1)) + nn * 0x1p-1070;
     const double g = gamma_up(n);
     const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
     const double err = cm * xmax + emax + dpi * xs + nn * 0x1p-1072;
     return Applied{xs + err, err};
+  }
+
+  // An upper bound on 1 - pi_top <= (n - 1) e^{-gap/tau} from token i's exact scores (gap to
+  // the second best), or 1 when some token of the sequence is not an exact point.
+  double tail_weight(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1) {
+    if (b1 - b0 == 1) return 0;
+    for (std::size_t l = b0; l < b1; ++l)
+      if (!ref_.point(l)) return 1;
+    const Rational gap = exact_gap(sa, i, b0, b1).second;
+    const Interval tail = exp(Interval(-gap / tau_, 64)) * Rational(static_cast<long>(b1 - b0 - 1));
+    return magnitude_up(tail.upper());
+  }
+
+  // Index (in the sequence) of the largest exact score of token i and its gap to the second best.
+  std::pair<std::size_t, Rational> exact_gap(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                             std::size_t b1) const {
+    std::vector<Rational> s;
+    const Point Ax = sa.A.apply(*ref_.point(i));
+    for (std::size_t l = b0; l < b1; ++l) s.push_back(dot(Ax, *ref_.point(l)));
+    const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
+    Rational second;
+    bool any = false;
+    for (std::size_t l = 0; l < s.size(); ++l)
+      if (l != top && (!any || s[l] > second)) second = s[l], any = true;
+    return {top, s[top] - second};
   }
 
   // The unique exact argmax l* of token i's scores if every other exact score is below it by
@@ -330,16 +410,8 @@ class Propagation {
   std::size_t exact_argmax(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1,
                            double eps) {
     if (b1 - b0 == 1) return i;
-    const Point* xi = ref_.point(i);
-    std::vector<Rational> s;
-    const Point Ax = sa.A.apply(*xi);
-    for (std::size_t l = b0; l < b1; ++l) s.push_back(dot(Ax, *ref_.point(l)));
-    const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
-    Rational second;
-    bool any = false;
-    for (std::size_t l = 0; l < s.size(); ++l)
-      if (l != top && (!any || s[l] > second)) second = s[l], any = true;
-    const Rational gap = s[top] - second, need = 2 * Rational(eps);
+    const auto [top, gap] = exact_gap(sa, i, b0, b1);
+    const Rational need = 2 * Rational(eps);
     if (gap > need) return b0 + top;
     failure_ = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
                " <= twice the score error bound " + approx_decimal(need, 3);
@@ -349,6 +421,7 @@ class Propagation {
   ExactReference& ref_;
   std::vector<std::size_t> begin_;
   std::size_t d_;
+  Rational tau_;
   std::vector<double> mid_, rad_, e_;
   FloatRunFacts facts_;
   std::string failure_;
@@ -367,7 +440,7 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
   const TokenState inputs = inputs_of(data);
   auto ref = kind == AttentionKind::hardmax ? hardmax_reference(inputs) : softmax_reference(inputs, tau, precision);
   const auto d = static_cast<std::size_t>(model.dimension);
-  Propagation run(*ref, inputs.begin, d);
+  Propagation run(*ref, inputs.begin, d, tau);
   double tau_inv = 0;
   {
     UpwardRounding up;
