@@ -386,7 +386,7 @@ constexpr const char* kLayoutHead = R"TEX(% seqi verification certificate (layou
 \pgfplotsset{compat=1.16}
 \newif\ifcertPassed \newif\ifcertSoftmax \newif\ifcertConstruction \newif\ifcertHasModelPath
 \newif\ifcertHasNotes \newif\ifcertUserPhase \newif\ifcertHasBits \newif\ifcertHasChoices
-\newif\ifcertTruncated \newif\ifcertTauUnbounded \newif\ifcertHasSnapshots
+\newif\ifcertTruncated \newif\ifcertTauUnbounded \newif\ifcertHasSnapshots \newif\ifcertFloatRunShown
 )TEX";
 
 constexpr const char* kLayoutBody = R"TEX(
