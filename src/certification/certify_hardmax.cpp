@@ -1,5 +1,6 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
+#include "seqi/certification/float_run_check.hpp"
 
 namespace seqi {
 Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute) {
@@ -33,6 +34,7 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size());
   add_interpolation_check(cert, data, outputs_of(pass.state()));
   cert.stats = pass.stats();
+  add_float_run_check(cert, data, built.model, Setting::hardmax);
   cert.conclude();
   return cert;
 }
@@ -46,6 +48,7 @@ Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rationa
   for (const auto& b : model.blocks) pass.apply_block(b);
   add_interpolation_check(cert, data, outputs_of(pass.state()));
   cert.stats = pass.stats();
+  add_float_run_check(cert, data, model, Setting::hardmax);
   cert.conclude();
   return cert;
 }

@@ -7,6 +7,7 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/double_cross_check.hpp"
+#include "seqi/certification/float_run_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
 #include "seqi/numbers/bit_limit.hpp"
 
@@ -176,6 +177,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   const auto dbl = double_softmax_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse,
                                               lp.attends);
   record_double_cross_check(facts, dbl);
+  add_float_run_check(cert, data, built.model, Setting::softmax, facts.tau_checked, facts.precision);
   cert.softmax = facts;
   cert.conclude();
   return cert;
@@ -195,6 +197,7 @@ Certificate certify_model_softmax(const Dataset& data, const Transformer<Rationa
   add_carry_checks(cert, data, carried, failure);
   const auto dbl = double_softmax_cross_check(model, data, facts.tau_checked.convert_to<double>(), std::nullopt, {});
   record_double_cross_check(facts, dbl);
+  add_float_run_check(cert, data, model, Setting::softmax, facts.tau_checked, facts.precision);
   cert.softmax = facts;
   cert.conclude();
   return cert;

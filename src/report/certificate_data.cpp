@@ -257,6 +257,14 @@ std::string certificate_data_text(const Certificate& cert, const RunInfo& run, c
   f.def("certDoubleNonfinite", s ? num(s->double_nonfinite) : na);
   f.blank();
 
+  f.comment("Float64 run of the rounded weights (lem:float-run): a claim beside the exact certificate");
+  const FloatRunFacts* fr = cert.float_run ? &*cert.float_run : nullptr;
+  f.flag("certFloatRunShown", fr && fr->certified);
+  f.def("certFloatRunDelta", fr && fr->certified ? fmt_double(fr->delta) : na);
+  f.def("certFloatRunRelativeDelta", fr && fr->certified ? fmt_double(fr->relative_delta) : na);
+  f.def("certFloatRunFailure", fr && !fr->certified ? latex_escape(fr->failure) : na);
+  f.blank();
+
   f.comment("Figures: \\certSnapshot{phase}{xmin}{xmax}{ymin}{ymax}{\\certSnapshotSequence{j}{coordinates 1, 2}...}");
   f.comment("(coordinates in doubles, for the figures only)");
   std::string snaps;

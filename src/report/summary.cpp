@@ -19,6 +19,13 @@ std::string phases_text(const Counts& c) {
   return s;
 }
 
+std::string fmt_sci(double x) {
+  std::ostringstream o;
+  o.precision(3);
+  o << x;
+  return o.str();
+}
+
 }  // namespace
 
 std::string summary_text(const Certificate& cert, const RunInfo& run) {
@@ -61,6 +68,14 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
       << f.double_sequences << " of " << c.N << " sequences)\n";
   }
   if (cert.general) o << general_summary_text(*cert.general);
+  if (cert.float_run) {  // lem:float-run: a claim beside the exact result, never part of it
+    const FloatRunFacts& f = *cert.float_run;
+    o << "float64:   " << (f.certified ? "shown (lem:float-run): every decision of the float64 run of the rounded "
+                                         "weights equals the exact one; outputs within delta = " + fmt_sci(f.delta) +
+                                         " (relative " + fmt_sci(f.relative_delta) + ") of the exact outputs"
+                                       : "not shown (lem:float-run): " + f.failure)
+      << "\n";
+  }
   o << "checks:\n";
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
@@ -131,6 +146,13 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
                                {"sequences_checked", f.double_sequences}};
   }
   if (cert.general) j["general"] = general_summary_json(*cert.general);
+  if (cert.float_run) {
+    const FloatRunFacts& f = *cert.float_run;
+    j["float64_run_certified"] = f.certified;
+    j["float64_run_delta"] = f.certified ? nlohmann::json(f.delta) : nlohmann::json(nullptr);
+    j["float64_run_relative_delta"] = f.certified ? nlohmann::json(f.relative_delta) : nlohmann::json(nullptr);
+    j["float64_run_failure"] = f.certified ? nlohmann::json(nullptr) : nlohmann::json(f.failure);
+  }
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},
                        {"ff_tokens_evaluated", cert.stats.ff_tokens_evaluated},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seqi/certification/counts.hpp"
+#include "seqi/certification/float_run.hpp"
 #include "seqi/certification/general_facts.hpp"
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
@@ -69,6 +70,7 @@ struct Certificate {
   std::optional<SoftmaxFacts> softmax;
   std::optional<GeneralFacts> general;  // per-sequence verdicts of a general model (--model)
   std::vector<PhaseSnapshot> snapshots;  // input, after each phase, output
+  std::optional<FloatRunFacts> float_run;  // lem:float-run (a separate claim; never changes verified)
 
   void add(Check c) { checks.push_back(std::move(c)); }
   // verified = every required check passed.

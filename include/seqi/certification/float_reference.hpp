@@ -1,0 +1,34 @@
+// The exact run a float run is compared with (lem:float-run): per token, a set that contains
+// the exact value. Hardmax: the exact rational point (ExactForward). Softmax: a point or a
+// segment p + c w, c in [lo, hi] (CarriedForward, lem:direction-carrying).
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "seqi/model/token_state.hpp"
+#include "seqi/model/transformer.hpp"
+
+namespace seqi {
+
+class ExactReference {
+ public:
+  virtual ~ExactReference() = default;
+  virtual std::size_t size() const = 0;
+  // Midpoint (d doubles into mid) and a radius rad with |x*_c - mid_c| <= rad for every
+  // coordinate c and every x* in token i's set. Requires UpwardRounding.
+  virtual void box(std::size_t i, double* mid, double& rad) const = 0;
+  // The exact range [lo, hi] of u.x + b over token i's set.
+  virtual std::pair<Rational, Rational> affine_range(std::size_t i, const Point& u, const Rational& b) const = 0;
+  // Token i's exact point (nullptr when it is a segment).
+  virtual const Point* point(std::size_t i) const = 0;
+  // Advance through one layer; an explanation when the exact run cannot be followed.
+  virtual std::optional<std::string> attention(const SelfAttention<Rational>& sa) = 0;
+  virtual std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) = 0;
+};
+
+std::unique_ptr<ExactReference> hardmax_reference(const TokenState& inputs);
+std::unique_ptr<ExactReference> softmax_reference(const TokenState& inputs, const Rational& tau, unsigned precision);
+
+}  // namespace seqi

@@ -1,0 +1,12 @@
+// The float64 statement of lem:float-run as a certificate check: not required, so it never
+// changes `verified` (which is about the exact model); its outcome is kept in cert.float_run.
+#pragma once
+#include "seqi/certification/certificate.hpp"
+
+namespace seqi {
+
+// tau and precision are used for softmax only.
+void add_float_run_check(Certificate& cert, const Dataset& data, const Transformer<Rational>& model,
+                         Setting kind, const Rational& tau = 1, unsigned precision = 128);
+
+}  // namespace seqi

@@ -1,0 +1,92 @@
+#include "seqi/certification/float_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "seqi/forward/carried_forward.hpp"
+#include "seqi/forward/exact_forward.hpp"
+#include "seqi/numbers/upward.hpp"
+
+namespace seqi {
+namespace {
+
+void point_box(const Point& x, double* mid, double& rad) {
+  rad = 0;
+  for (Eigen::Index c = 0; c < x.size(); ++c) {
+    const MidRad m = mid_rad(x[c]);
+    mid[c] = m.mid;
+    rad = std::max(rad, m.rad);
+  }
+}
+
+class HardmaxReference final : public ExactReference {
+ public:
+  explicit HardmaxReference(const TokenState& s) : pass_(s) {}
+  std::size_t size() const override { return pass_.state().tokens.size(); }
+  void box(std::size_t i, double* mid, double& rad) const override { point_box(pass_.state().tokens[i], mid, rad); }
+  std::pair<Rational, Rational> affine_range(std::size_t i, const Point& u, const Rational& b) const override {
+    const Rational v = dot(u, pass_.state().tokens[i]) + b;
+    return {v, v};
+  }
+  const Point* point(std::size_t i) const override { return &pass_.state().tokens[i]; }
+  std::optional<std::string> attention(const SelfAttention<Rational>& sa) override {
+    pass_.apply_attention(sa);
+    return std::nullopt;
+  }
+  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) override {
+    pass_.apply_feed_forward(ff);
+    return std::nullopt;
+  }
+
+ private:
+  ExactForward pass_;
+};
+
+class SoftmaxReference final : public ExactReference {
+ public:
+  SoftmaxReference(const TokenState& s, const Rational& tau, unsigned precision) : carried_(s, precision), tau_(tau) {}
+  std::size_t size() const override { return carried_.tokens().size(); }
+  void box(std::size_t i, double* mid, double& rad) const override {
+    const CarriedToken& t = carried_.tokens()[i];
+    if (t.is_exact()) return point_box(t.p, mid, rad);
+    // p + c w with c in [lo, hi]: centre p + w (lo + hi)/2, half-width |w|_inf (hi - lo)/2.
+    point_box(Point(t.p + t.w * ((t.lo + t.hi) / 2)), mid, rad);
+    double w = 0;
+    for (Eigen::Index c = 0; c < t.w.size(); ++c) w = std::max(w, magnitude_up(t.w[c]));
+    rad = rad + w * magnitude_up((t.hi - t.lo) / 2);
+  }
+  std::pair<Rational, Rational> affine_range(std::size_t i, const Point& u, const Rational& b) const override {
+    const CarriedToken& t = carried_.tokens()[i];
+    const Rational base = dot(u, t.p) + b;
+    if (t.is_exact()) return {base, base};
+    const Rational slope = dot(u, t.w);
+    const Rational a = base + slope * t.lo, z = base + slope * t.hi;
+    return {std::min(a, z), std::max(a, z)};
+  }
+  const Point* point(std::size_t i) const override {
+    const CarriedToken& t = carried_.tokens()[i];
+    return t.is_exact() ? &t.p : nullptr;
+  }
+  std::optional<std::string> attention(const SelfAttention<Rational>& sa) override {
+    return carried_.apply_attention(sa, tau_);
+  }
+  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) override {
+    return carried_.apply_feed_forward(ff);
+  }
+
+ private:
+  CarriedForward carried_;
+  Rational tau_;
+};
+
+}  // namespace
+
+std::unique_ptr<ExactReference> hardmax_reference(const TokenState& inputs) {
+  return std::make_unique<HardmaxReference>(inputs);
+}
+
+std::unique_ptr<ExactReference> softmax_reference(const TokenState& inputs, const Rational& tau, unsigned precision) {
+  return std::make_unique<SoftmaxReference>(inputs, tau, precision);
+}
+
+}  // namespace seqi

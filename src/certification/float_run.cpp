@@ -1,0 +1,486 @@
+// Running-error analysis of the float64 run (lem:float-run and its parts in proofs/float-run.tex).
+// Per token i: a box (mid_i, rad_i) containing the exact value x*_i and an error radius e_i with
+// |xhat_ic - x*_ic| <= e_i for every coordinate c. All bounds are computed under UpwardRounding
+// from nonnegative terms with + and * only, so each computed double is >= the real bound.
+#include "seqi/certification/float_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+
+#include "seqi/certification/float_reference.hpp"
+#include "seqi/forward/one_direction_ff.hpp"
+#include "seqi/numbers/interval.hpp"
+#include "seqi/numbers/upward.hpp"
+
+namespace seqi {
+namespace {
+
+constexpr double u = kUnitRoundoff;
+constexpr double tiny = kSubnormalMin;
+constexpr double kGuard = 0x1p1000;  // every magnitude bound stays below: no overflow anywhere
+
+// |w| with w = 0 or 2^-1000 <= |w| <= 2^1000 (normal range: |fl(w) - w| <= u |w|), else an explanation.
+std::optional<std::string> out_of_range(const Rational& w, const std::string& what) {
+  if (w == 0) return std::nullopt;
+  const double m = magnitude_up(w);
+  if (std::isfinite(m) && m <= 0x1p1000 && m >= 0x1p-999) return std::nullopt;
+  return what + " = " + approx_decimal(w) + " is outside [2^-1000, 2^1000]: its float64 rounding is not relative";
+}
+
+// Magnitudes of alpha I + sum_t p_t q_t^T (lem:float-structured).
+struct StructuredBound {
+  bool zero = true;
+  double alpha = 0;
+  std::vector<double> p_inf, q_one;  // |p_t|_inf, |q_t|_1 (upper bounds)
+};
+
+struct Applied {
+  double mag = 0;  // >= |M x*|_inf
+  double err = 0;  // >= |fl(Mhat xhat) - M x*|_inf
+};
+
+StructuredBound structured_bound(const StructuredMatrix<Rational>& m) {
+  StructuredBound s{m.is_zero(), magnitude_up(m.alpha), {}, {}};
+  for (const auto& t : m.terms) {
+    double pi = 0, q1 = 0;
+    for (Eigen::Index c = 0; c < t.p.size(); ++c) pi = std::max(pi, magnitude_up(t.p[c]));
+    for (Eigen::Index c = 0; c < t.q.size(); ++c) q1 = q1 + magnitude_up(t.q[c]);
+    s.p_inf.push_back(pi);
+    s.q_one.push_back(q1);
+  }
+  return s;
+}
+
+std::optional<std::string> structured_range(const StructuredMatrix<Rational>& m, const std::string& what) {
+  if (auto f = out_of_range(m.alpha, what + " alpha")) return f;
+  for (const auto& t : m.terms)
+    for (Eigen::Index c = 0; c < t.p.size(); ++c) {
+      if (auto f = out_of_range(t.p[c], what + " p")) return f;
+      if (auto f = out_of_range(t.q[c], what + " q")) return f;
+    }
+  return std::nullopt;
+}
+
+// x: bound on |xhat|_inf and |x*|_inf; ex: bound on |xhat - x*|_inf; d: dimension.
+Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d) {
+  if (s.zero) return {0, 0};
+  const std::size_t k = s.p_inf.size();
+  const double cq = gamma_up(d) * (1 + u) + u, cy = gamma_up(k + 1) * (1 + u) + u;
+  double terms = s.alpha * x, propagated = s.alpha * ex, mag = s.alpha * x;
+  for (std::size_t t = 0; t < k; ++t) {
+    const double ec = cq * s.q_one[t] * x + s.q_one[t] * ex + static_cast<double>(d) * tiny;
+    const double cmag = s.q_one[t] * x;
+    terms = terms + s.p_inf[t] * (cmag + ec);
+    propagated = propagated + s.p_inf[t] * ec;
+    mag = mag + s.p_inf[t] * cmag;
+  }
+  return {mag, cy * terms + propagated + static_cast<double>(k + 1) * tiny};
+}
+
+// Per-layer magnitudes of a feed-forward layer (lem:float-ff).
+struct FFBound {
+  std::size_t w = 0, d = 0;
+  std::vector<double> u_mid, u_mag, u_one, b_mid, b_mag, w_col;
+  double eta = 0;
+  bool eta_one = false;
+};
+
+FFBound ff_bound(const FeedForward<Rational>& ff) {
+  FFBound f;
+  f.w = ff.width();
+  f.d = static_cast<std::size_t>(ff.U.cols());
+  f.eta = magnitude_up(ff.eta);
+  f.eta_one = ff.eta == 1;
+  for (std::size_t k = 0; k < f.w; ++k) {
+    const auto kk = static_cast<Eigen::Index>(k);
+    double one = 0, col = 0;
+    for (std::size_t c = 0; c < f.d; ++c) {
+      const MidRad m = mid_rad(ff.U(kk, static_cast<Eigen::Index>(c)));
+      f.u_mid.push_back(m.mid);
+      f.u_mag.push_back(std::fabs(m.mid) + m.rad);
+      one = one + f.u_mag.back();
+      col = std::max(col, magnitude_up(ff.W(static_cast<Eigen::Index>(c), kk)));
+    }
+    const MidRad b = mid_rad(ff.b[kk]);
+    f.b_mid.push_back(b.mid);
+    f.b_mag.push_back(std::fabs(b.mid) + b.rad);
+    f.u_one.push_back(one);
+    f.w_col.push_back(col);
+  }
+  return f;
+}
+
+std::optional<std::string> ff_range(const FeedForward<Rational>& ff) {
+  if (auto f = out_of_range(ff.eta, "eta")) return f;
+  for (Eigen::Index i = 0; i < ff.U.size(); ++i)
+    if (auto f = out_of_range(ff.U.data()[i], "an entry of U")) return f;
+  for (Eigen::Index i = 0; i < ff.W.size(); ++i)
+    if (auto f = out_of_range(ff.W.data()[i], "an entry of W")) return f;
+  for (Eigen::Index i = 0; i < ff.b.size(); ++i)
+    if (auto f = out_of_range(ff.b[i], "an entry of b")) return f;
+  return std::nullopt;
+}
+
+// Upper bounds on |eta I + sum_{k in P} W_k U_k|_inf (the exact Jacobian of activation
+// pattern P, lem:float-ff), cached per pattern. For a one-direction layer U_k = slope_k r^T
+// the sum is w_P r^T with w_P = sum_{k in P} slope_k W_k: O(w d) exact operations.
+class PatternNorms {
+ public:
+  explicit PatternNorms(const FeedForward<Rational>& ff) : ff_(ff), form_(one_direction_form(ff)) {
+    if (form_)
+      for (Eigen::Index c = 0; c < form_->r.size(); ++c) r_one_ += abs(form_->r[c]);
+  }
+  // Requires UpwardRounding.
+  double operator()(const std::vector<char>& active) {
+    std::uint64_t mask = 0;
+    for (std::size_t k = 0; k < active.size() && k < 64; ++k)
+      if (active[k]) mask |= std::uint64_t{1} << k;
+    if (active.size() <= 64)
+      if (auto it = cache_.find(mask); it != cache_.end()) return it->second;
+    const auto d = ff_.U.cols();
+    double norm = 0;
+    if (form_) {
+      Point wp = Point::Zero(d);
+      for (std::size_t k = 0; k < active.size(); ++k)
+        if (active[k]) wp += ff_.W.col(static_cast<Eigen::Index>(k)) * form_->slope[k];
+      for (Eigen::Index c = 0; c < d; ++c)
+        norm = std::max(norm, magnitude_up(abs(ff_.eta + wp[c] * form_->r[c]) + abs(wp[c]) * (r_one_ - abs(form_->r[c]))));
+    } else {
+      Mat<Rational> J = Mat<Rational>::Identity(d, d) * ff_.eta;
+      for (std::size_t k = 0; k < active.size(); ++k)
+        if (active[k]) J += ff_.W.col(static_cast<Eigen::Index>(k)) * ff_.U.row(static_cast<Eigen::Index>(k));
+      for (Eigen::Index c = 0; c < d; ++c) {
+        Rational row = 0;
+        for (Eigen::Index c2 = 0; c2 < d; ++c2) row += abs(J(c, c2));
+        norm = std::max(norm, magnitude_up(row));
+      }
+    }
+    if (active.size() <= 64) cache_[mask] = norm;
+    return norm;
+  }
+
+ private:
+  const FeedForward<Rational>& ff_;
+  std::optional<OneDirectionForm> form_;
+  Rational r_one_ = 0;
+  std::map<std::uint64_t, double> cache_;
+};
+
+class Propagation {
+ public:
+  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau)
+      : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), mid_(ref.size() * d), rad_(ref.size()),
+        e_(ref.size()) {}
+
+  const std::vector<double>& errors() const { return e_; }
+  FloatRunFacts& facts() { return facts_; }
+
+  std::string where(std::size_t i) const {
+    const auto j = static_cast<std::size_t>(std::upper_bound(begin_.begin(), begin_.end(), i) - begin_.begin()) - 1;
+    return "sequence " + std::to_string(j + 1) + ", token " + std::to_string(i - begin_[j] + 1);
+  }
+
+  // Inputs rounded to nearest double: e_i = u max_c |x_ic| (lem:float-run, step 0).
+  std::optional<std::string> start() {
+    for (std::size_t i = 0; i < e_.size(); ++i) {
+      refresh(i);
+      if (const Point* x = ref_.point(i))
+        for (Eigen::Index c = 0; c < x->size(); ++c)
+          if (auto f = out_of_range((*x)[c], "coordinate " + std::to_string(c + 1))) return where(i) + ": " + *f;
+      e_[i] = u * exact_inf(i);
+    }
+    return std::nullopt;
+  }
+
+  void refresh(std::size_t i) { ref_.box(i, &mid_[i * d_], rad_[i]); }
+  void refresh_all() {
+    for (std::size_t i = 0; i < e_.size(); ++i) refresh(i);
+  }
+
+  // Attention layer with V != 0 (lem:float-attention); tau only for softmax.
+  std::optional<std::string> attention(const SelfAttention<Rational>& sa, Setting kind, double tau_inv) {
+    if (auto f = structured_range(sa.A, "A")) return f;
+    if (auto f = structured_range(sa.V, "V")) return f;
+    if (auto f = out_of_range(sa.rho, "rho")) return f;
+    const StructuredBound A = structured_bound(sa.A), V = structured_bound(sa.V);
+    const double rho = magnitude_up(sa.rho);
+    const double c2 = gamma_up(2) * (1 + u) + u;
+    std::vector<double> next(e_.size());
+    for (std::size_t j = 0; j + 1 < begin_.size(); ++j) {
+      const std::size_t b0 = begin_[j], b1 = begin_[j + 1], n = b1 - b0;
+      double xmax = 0, xs = 0, emax = 0;  // over the sequence: |xhat|, |x*|, e
+      for (std::size_t i = b0; i < b1; ++i) {
+        xmax = std::max(xmax, float_inf(i));
+        xs = std::max(xs, exact_inf(i));
+        emax = std::max(emax, e_[i]);
+      }
+      for (std::size_t i = b0; i < b1; ++i) {
+        Applied m{0, 0};  // the attended average: |m*|_inf <= mag - err, error err
+        if (!V.zero) {
+          auto avg = attended_average(sa, A, kind, tau_inv, i, b0, b1, n, xmax, xs, emax);
+          if (!avg) return failure_;
+          m = *avg;
+        }
+        const Applied v = apply_bound(V, m.mag, m.err, d_);
+        if (sa.rho == 0)
+          next[i] = v.err;
+        else if (V.zero && sa.rho == 1)
+          next[i] = e_[i];
+        else
+          next[i] = c2 * (rho * float_inf(i) + v.mag + v.err) + rho * e_[i] + v.err + 2 * tiny;
+        if (!(next[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+      }
+    }
+    e_ = std::move(next);
+    return std::nullopt;
+  }
+
+  // Feed-forward layer (lem:float-ff). changed[i] is set when token i's exact value may change.
+  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff, std::vector<char>& changed) {
+    if (auto f = ff_range(ff)) return f;
+    const FFBound f = ff_bound(ff);
+    const auto form = identity_outside_breakpoints(ff);
+    double lo = 0, hi = 0;
+    std::vector<double> r_mid(d_), r_mag(d_);  // the reading direction of a sparse layer
+    if (form) {
+      const MidRad l = mid_rad(form->lo), h = mid_rad(form->hi);
+      lo = lower_difference(l.mid, l.rad);
+      hi = h.mid + h.rad;
+      for (std::size_t c = 0; c < d_; ++c) {
+        const MidRad rc = mid_rad(form->r[static_cast<Eigen::Index>(c)]);
+        r_mid[c] = rc.mid;
+        r_mag[c] = std::fabs(rc.mid) + rc.rad;
+      }
+    }
+    const double cU = gamma_up(f.d + 1) * (1 + u) + u;
+    const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
+    const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
+    std::vector<double> E(f.w), R(f.w), act(f.w);
+    std::vector<char> live(f.w), active(f.w);
+    PatternNorms jacobian(ff);
+    changed.assign(e_.size(), form ? 0 : 1);
+    for (std::size_t i = 0; i < e_.size(); ++i) {
+      const double* m = &mid_[i * d_];
+      const double e = e_[i], r = rad_[i];
+      double xmax = 0;
+      for (std::size_t c = 0; c < d_; ++c) xmax = std::max(xmax, std::fabs(m[c]) + r + e);
+      std::size_t live_units = 0;
+      for (std::size_t k = 0; k < f.w; ++k) {
+        const double* uk = &f.u_mid[k * f.d];
+        const double* um = &f.u_mag[k * f.d];
+        double s = f.b_mag[k], sm = f.b_mag[k], pm = f.b_mid[k];
+        for (std::size_t c = 0; c < f.d; ++c) {
+          s = s + um[c] * (std::fabs(m[c]) + r + e);
+          sm = sm + um[c] * std::fabs(m[c]);
+          pm = pm + uk[c] * m[c];
+        }
+        R[k] = cU * s + under;                                  // rounding: |phat_k - p*_k - U_k (xhat - x*)|
+        E[k] = R[k] + f.u_one[k] * e;                           // |phat_k - p*_k|
+        const double pr = f.u_one[k] * r + cM * sm + under;      // |p*_k - pm| over the box
+        if (!(E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+        int sign = 0;  // sign of p*_k: +1, -1, or 0 (exactly zero: a kink)
+        if (std::fabs(pm) > pr + E[k]) {
+          sign = pm > 0 ? 1 : -1;
+        } else {
+          const auto kk = static_cast<Eigen::Index>(k);
+          const auto [plo, phi] = ref_.affine_range(i, Point(ff.U.row(kk).transpose()), ff.b[kk]);
+          const Rational bound(E[k]);
+          if (plo == 0 && phi == 0)
+            sign = 0;
+          else if (plo > bound)
+            sign = 1;
+          else if (phi < -bound)
+            sign = -1;
+          else
+            return where(i) + ": the sign of unit " + std::to_string(k + 1) + " is not shown: its exact " +
+                   "pre-activation lies in [" + approx_decimal(plo, 3) + ", " + approx_decimal(phi, 3) +
+                   "], the float error bound is " + approx_decimal(bound, 3);
+        }
+        sign == 0 ? ++facts_.kinks : ++facts_.decisions;
+        live[k] = sign >= 0;
+        active[k] = sign > 0;
+        act[k] = sign > 0 ? std::fabs(pm) + pr : 0;  // >= relu(p*_k)
+        live_units += live[k];
+      }
+      if (form && !changed[i]) {
+        double tm = 0, tr = 0;
+        for (std::size_t c = 0; c < d_; ++c) {
+          tm = tm + r_mid[c] * m[c];
+          tr = tr + r_mag[c] * (r + cM * std::fabs(m[c]));
+        }
+        tr = tr + under;
+        changed[i] = !(tm + tr < lo || lower_difference(tm, tr) > hi);
+      }
+      if (live_units == 0 && f.eta_one) continue;  // fl(1 * xhat + 0) = xhat: e unchanged
+      const double cW = gamma_up(live_units + 1) * (1 + u) + u;
+      // Active units propagate the input error through the pattern's exact Jacobian; kinks
+      // (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
+      double terms = f.eta * xmax, propagated = jacobian(active) * e;
+      for (std::size_t k = 0; k < f.w; ++k) {
+        if (!live[k]) continue;
+        terms = terms + f.w_col[k] * (act[k] + E[k]);
+        propagated = propagated + f.w_col[k] * (active[k] ? R[k] : (1 + u) * E[k]);
+      }
+      e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * tiny;
+      if (!(e_[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+    }
+    return std::nullopt;
+  }
+
+  // Largest |x*_c| bound over coordinates of token i.
+  double exact_inf(std::size_t i) const {
+    double x = 0;
+    for (std::size_t c = 0; c < d_; ++c) x = std::max(x, std::fabs(mid_[i * d_ + c]) + rad_[i]);
+    return x;
+  }
+  double float_inf(std::size_t i) const { return exact_inf(i) + e_[i]; }
+
+ private:
+  // The float attended average of token i (lem:float-attention): magnitude bound (of both the
+  // float and the exact value) and error; nullopt with failure_ set when a decision is not shown.
+  std::optional<Applied> attended_average(const SelfAttention<Rational>& sa, const StructuredBound& A, Setting kind,
+                                          double tau_inv, std::size_t i, std::size_t b0, std::size_t b1, std::size_t n,
+                                          double xmax, double xs, double emax) {
+    const double nn = static_cast<double>(n), dd = static_cast<double>(d_);
+    if (kind == Setting::hardmax && A.zero) {
+      // Every score is exactly 0 in both runs: all tie, m = fl(sum xhat_l) / n.
+      const double g = gamma_up(n > 1 ? n - 1 : 0);
+      return Applied{xmax + g * xmax + emax + u * xmax * (1 + g) + nn * tiny,
+                     g * xmax + emax + u * xmax * (1 + g) + nn * tiny};
+    }
+    const Applied a = apply_bound(A, float_inf(i), e_[i], d_);
+    const double eps = dd * (gamma_up(d_) * (a.mag + a.err) * xmax + a.err * xmax + a.mag * emax) + dd * tiny;
+    if (!(eps < kGuard && a.mag * xmax * dd < kGuard)) {
+      failure_ = where(i) + ": the score bounds exceed 2^1000";
+      return std::nullopt;
+    }
+    if (kind == Setting::hardmax) {
+      const std::size_t best = exact_argmax(sa, i, b0, b1, eps);
+      if (best == b1) return std::nullopt;
+      ++facts_.decisions;
+      return Applied{float_inf(best), e_[best]};
+    }
+    // Softmax (lem:float-softmax): scores/tau perturbed by eps1, log-weights by eta.
+    const double S = dd * a.mag * xs;  // >= |s*_il|
+    const double eps1 = (eps * (1 + u) + 2 * u * S) * tau_inv * (1 + 2 * u);
+    const double eta = eps1 + 2 * u * (S * tau_inv + eps1) + 5 * u;
+    if (!(2 * eta <= 1)) {
+      failure_ = where(i) + ": the softmax weights are not controlled (log-weight error bound " +
+                 approx_decimal(Rational(eta), 3) + " > 1/2)";
+      return std::nullopt;
+    }
+    // >= |pihat - pi|_1; at most 2 (e^{2 eta} - 1)(1 - pi_top) when the exact scores are known.
+    const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail_weight(sa, i, b0, b1)) + nn * 0x1p-1070;
+    const double g = gamma_up(n);
+    const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
+    const double err = cm * xmax + emax + dpi * xs + nn * 0x1p-1072;
+    return Applied{xs + err, err};
+  }
+
+  // An upper bound on 1 - pi_top <= (n - 1) e^{-gap/tau} from token i's exact scores (gap to
+  // the second best), or 1 when some token of the sequence is not an exact point.
+  double tail_weight(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1) {
+    if (b1 - b0 == 1) return 0;
+    for (std::size_t l = b0; l < b1; ++l)
+      if (!ref_.point(l)) return 1;
+    const Rational gap = exact_gap(sa, i, b0, b1).second;
+    const Interval tail = exp(Interval(-gap / tau_, 64)) * Rational(static_cast<long>(b1 - b0 - 1));
+    return magnitude_up(tail.upper());
+  }
+
+  // Index (in the sequence) of the largest exact score of token i and its gap to the second best.
+  std::pair<std::size_t, Rational> exact_gap(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                             std::size_t b1) const {
+    std::vector<Rational> s;
+    const Point Ax = sa.A.apply(*ref_.point(i));
+    for (std::size_t l = b0; l < b1; ++l) s.push_back(dot(Ax, *ref_.point(l)));
+    const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
+    Rational second;
+    bool any = false;
+    for (std::size_t l = 0; l < s.size(); ++l)
+      if (l != top && (!any || s[l] > second)) second = s[l], any = true;
+    return {top, s[top] - second};
+  }
+
+  // The unique exact argmax l* of token i's scores if every other exact score is below it by
+  // more than 2 eps (then the float argmax is l* too); else b1 with failure_ set.
+  std::size_t exact_argmax(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1,
+                           double eps) {
+    if (b1 - b0 == 1) return i;
+    const auto [top, gap] = exact_gap(sa, i, b0, b1);
+    const Rational need = 2 * Rational(eps);
+    if (gap > need) return b0 + top;
+    failure_ = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
+               " <= twice the score error bound " + approx_decimal(need, 3);
+    return b1;
+  }
+
+  ExactReference& ref_;
+  std::vector<std::size_t> begin_;
+  std::size_t d_;
+  Rational tau_;
+  std::vector<double> mid_, rad_, e_;
+  FloatRunFacts facts_;
+  std::string failure_;
+};
+
+FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, const std::string& why) {
+  facts.certified = false;
+  facts.failure = "block " + std::to_string(block + 1) + " (" + layer + "), " + why;
+  return facts;
+}
+
+}  // namespace
+
+FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
+                              const Rational& tau, unsigned precision) {
+  const TokenState inputs = inputs_of(data);
+  auto ref = kind == Setting::hardmax ? hardmax_reference(inputs) : softmax_reference(inputs, tau, precision);
+  const auto d = static_cast<std::size_t>(model.dimension);
+  Propagation run(*ref, inputs.begin, d, tau);
+  double tau_inv = 0;
+  {
+    UpwardRounding up;
+    if (kind == Setting::softmax) {
+      if (auto f = out_of_range(tau, "tau")) return failed(run.facts(), 0, "attention", *f);
+      tau_inv = magnitude_up(1 / tau);
+    }
+    if (auto f = run.start()) return failed(run.facts(), 0, "input", *f);
+  }
+  std::vector<char> changed;
+  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
+    const auto& block = model.blocks[b];
+    if (!block.sa.V.is_zero() || block.sa.rho != 1) {  // V = 0, rho = 1: the float run returns xhat exactly
+      {
+        UpwardRounding up;
+        if (auto f = run.attention(block.sa, kind, tau_inv)) return failed(run.facts(), b, "attention", *f);
+      }
+      if (auto f = ref->attention(block.sa)) return failed(run.facts(), b, "attention", "exact run: " + *f);
+      UpwardRounding up;
+      run.refresh_all();
+    }
+    {
+      UpwardRounding up;
+      if (auto f = run.feed_forward(block.ff, changed)) return failed(run.facts(), b, "feed-forward", *f);
+    }
+    if (auto f = ref->feed_forward(block.ff)) return failed(run.facts(), b, "feed-forward", "exact run: " + *f);
+    UpwardRounding up;
+    for (std::size_t i = 0; i < changed.size(); ++i)
+      if (changed[i]) run.refresh(i);
+  }
+  FloatRunFacts facts = run.facts();
+  UpwardRounding up;
+  double out_max = 0;
+  for (std::size_t i = 0; i < ref->size(); ++i) {
+    facts.delta = std::max(facts.delta, run.errors()[i]);
+    out_max = std::max(out_max, run.exact_inf(i));
+  }
+  facts.certified = true;
+  facts.relative_delta = out_max > 0 ? facts.delta / out_max : facts.delta;
+  return facts;
+}
+
+}  // namespace seqi
