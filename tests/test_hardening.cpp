@@ -5,6 +5,8 @@
 // outputs that never overwrite an input, importer options. verify runs as a subprocess.
 #include <boost/test/unit_test.hpp>
 
+#include "scratch_files.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -47,32 +49,10 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using seqi::testing::read_file;
+using seqi::testing::write_file;
 
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  BOOST_REQUIRE_MESSAGE(out.good(), "cannot write " << p);
-}
-
-// A private scratch directory, removed at exit.
-const fs::path& scratch() {
-  static const fs::path dir = [] {
-    std::string tmpl = (fs::temp_directory_path() / "seqi-hardening-XXXXXX").string();
-    BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    return fs::path(tmpl);
-  }();
-  static const struct Cleanup {
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup;
-  return dir;
-}
+const fs::path& scratch() { return seqi::testing::scratch("seqi-hardening"); }
 
 fs::path scratch_file(const std::string& name) { return scratch() / name; }
 std::string dataset(const std::string& name) { return (fs::path(SEQI_DATASETS_DIR) / name).string(); }
