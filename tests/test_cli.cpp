@@ -3,6 +3,8 @@
 // (with exact comparisons of the rational fields), bad input, usage errors, model files, seeds.
 #include <boost/test/unit_test.hpp>
 
+#include "scratch_files.hpp"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,16 +32,8 @@ struct Run {
   std::string out, err;
 };
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  BOOST_REQUIRE_MESSAGE(out.good(), "cannot write " << p);
-}
+using seqi::testing::read_file;
+using seqi::testing::write_file;
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -47,21 +41,7 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// A private scratch directory, removed at exit.
-const fs::path& scratch() {
-  static const fs::path dir = [] {
-    std::string tmpl = (fs::temp_directory_path() / "seqi-cli-XXXXXX").string();
-    BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    return fs::path(tmpl);
-  }();
-  static const struct Cleanup {
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup;
-  return dir;
-}
+const fs::path& scratch() { return seqi::testing::scratch("seqi-cli"); }
 
 fs::path scratch_file(const std::string& name) { return scratch() / name; }
 

@@ -5,6 +5,8 @@
 // outputs that never overwrite an input, importer options. verify runs as a subprocess.
 #include <boost/test/unit_test.hpp>
 
+#include "scratch_files.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -47,32 +49,10 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using seqi::testing::read_file;
+using seqi::testing::write_file;
 
-void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  BOOST_REQUIRE_MESSAGE(out.good(), "cannot write " << p);
-}
-
-// A private scratch directory, removed at exit.
-const fs::path& scratch() {
-  static const fs::path dir = [] {
-    std::string tmpl = (fs::temp_directory_path() / "seqi-hardening-XXXXXX").string();
-    BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-    return fs::path(tmpl);
-  }();
-  static const struct Cleanup {
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup;
-  return dir;
-}
+const fs::path& scratch() { return seqi::testing::scratch("seqi-hardening"); }
 
 fs::path scratch_file(const std::string& name) { return scratch() / name; }
 std::string dataset(const std::string& name) { return (fs::path(SEQI_DATASETS_DIR) / name).string(); }
@@ -94,6 +74,27 @@ struct Launch {
   rlim_t address_space = 0;  // 0 = no limit
   int timeout_s = 120;       // the run is killed after this (a hang is a failure, not a wait)
 };
+
+Launch memory_limited(rlim_t bytes) {
+  Launch l;
+  l.address_space = kSanitized ? 0 : bytes;  // ASan reserves terabytes of address space
+  return l;
+}
+Launch timed_out_after(int seconds) {
+  Launch l;
+  l.timeout_s = seconds;
+  return l;
+}
+Launch reading_stdin(const std::string& path) {
+  Launch l;
+  l.stdin_path = path;
+  return l;
+}
+Launch writing_stdout(const std::string& path) {
+  Launch l;
+  l.stdout_path = path;
+  return l;
+}
 
 // Runs argv[0] = exe with args; returns exit code, signal and the captured output.
 Run run(const std::string& exe, const std::vector<std::string>& args, const Launch& how = {}) {
@@ -243,7 +244,7 @@ BOOST_AUTO_TEST_CASE(out_of_memory_exits_3_with_a_message) {
     }
     out << "]}";
   }
-  const Run r = verify({"--exact", p.string()}, {.address_space = rlim_t{80} << 20, .timeout_s = 120});
+  const Run r = verify({"--exact", p.string()}, memory_limited(rlim_t{80} << 20));
   expect(r, 3, "out of memory");
 }
 
@@ -292,10 +293,10 @@ BOOST_AUTO_TEST_CASE(model_whose_values_explode_stops_at_the_bit_limit_naming_th
   const json model = {{"format", "seqi-transformer"}, {"version", 1}, {"dimension", 2}, {"blocks", blocks}};
   const fs::path m = scratch_file("exploding-model.json");
   write_file(m, model.dump());
-  const Run r = verify({"--model", m.string(), dataset("tiny-d2.json")}, {.timeout_s = 60});
+  const Run r = verify({"--model", m.string(), dataset("tiny-d2.json")}, timed_out_after(60));
   expect(r, 2, "bits per coordinate during evaluation");
   BOOST_TEST(r.err.find("block ") != std::string::npos, r.err);
-  const Run s = verify({"--softmax", "--tau", "1/100", "--model", m.string(), dataset("tiny-d2.json")}, {.timeout_s = 60});
+  const Run s = verify({"--softmax", "--tau", "1/100", "--model", m.string(), dataset("tiny-d2.json")}, timed_out_after(60));
   expect(s, 2, "bits per coordinate during evaluation");
   BOOST_TEST(s.err.find("block ") != std::string::npos, s.err);
 }
@@ -305,7 +306,7 @@ BOOST_AUTO_TEST_CASE(a_dataset_from_a_fifo_or_stdin_is_read_once_and_hashed_as_r
   const std::string hash = sha256_hex(text);
   // stdin
   const fs::path tex = scratch_file("stdin-cert.tex");
-  const Run r = verify({"--report", tex.string(), "/dev/stdin"}, {.stdin_path = dataset("tiny-d2.json")});
+  const Run r = verify({"--report", tex.string(), "/dev/stdin"}, reading_stdin(dataset("tiny-d2.json")));
   BOOST_TEST(r.code == 0, describe(r));
   BOOST_TEST(read_file(scratch_file("stdin-cert-data.tex")).find(hash) != std::string::npos);
   // FIFO: a writer thread feeds it once; a second open would block forever (the timeout fails it).
@@ -316,7 +317,7 @@ BOOST_AUTO_TEST_CASE(a_dataset_from_a_fifo_or_stdin_is_read_once_and_hashed_as_r
     out << text;
   });
   const fs::path tex2 = scratch_file("fifo-cert.tex");
-  const Run f = verify({"--report", tex2.string(), fifo.string()}, {.timeout_s = 60});
+  const Run f = verify({"--report", tex2.string(), fifo.string()}, timed_out_after(60));
   writer.join();
   BOOST_TEST(f.code == 0, describe(f));
   BOOST_TEST(read_file(scratch_file("fifo-cert-data.tex")).find(hash) != std::string::npos);
@@ -329,7 +330,7 @@ BOOST_AUTO_TEST_CASE(an_enormous_token_before_dimension_is_refused_at_the_limit)
   for (int k = 0; k < 1000001; ++k) token += ",0";
   const fs::path p = scratch_file("enormous-token.json");
   write_file(p, R"({"pairs": [{"input": [)" + token + R"(]], "output": [[1, 1]]}], "dimension": 2})");
-  expect(verify({p.string()}, {.address_space = kSanitized ? 0 : rlim_t{1} << 30}), 2,
+  expect(verify({p.string()}, memory_limited(rlim_t{1} << 30)), 2,
          "pair 1, input token 1 has more than 1000000 coordinates");
   // After a first token of the right size, a longer one is not stored beyond it.
   const fs::path q = scratch_file("long-second-token.json");
@@ -356,7 +357,7 @@ BOOST_AUTO_TEST_CASE(npy_counts_that_disagree_in_the_headers_fail_before_decodin
   write_zero_npy(y, "(2, 1, 3)", 6);
   const Run r = verify({"import", "npy", "--inputs", x.string(), "--outputs", y.string(), "-o",
                         scratch_file("npy-out.json").string()},
-                       {.address_space = kSanitized ? 0 : rlim_t{120} << 20});
+                       memory_limited(rlim_t{120} << 20));
   expect(r, 2, "2 output sequences but " + x.string() + " has 1000 input sequences");
 }
 
@@ -447,7 +448,7 @@ BOOST_AUTO_TEST_CASE(write_errors_give_an_error_exit) {
   if (!fs::exists("/dev/full")) return;
   const std::string data = dataset("tiny-d2.json");
   expect(verify({"--save-model", "/dev/full", data}), 2, "/dev/full: error while");
-  const Run r = verify({"--json", data}, {.stdout_path = "/dev/full"});
+  const Run r = verify({"--json", data}, writing_stdout("/dev/full"));
   BOOST_TEST(r.code == 2, describe(r));
   BOOST_TEST(r.err.find("standard output") != std::string::npos, r.err);
 }
@@ -472,7 +473,7 @@ BOOST_AUTO_TEST_CASE(an_output_onto_an_input_is_refused) {
 // kill -9 at random moments of a --save-model run: the target is the old file or the new one.
 BOOST_AUTO_TEST_CASE(killed_save_model_leaves_the_old_or_the_complete_new_file) {
   const std::uint64_t seed = test_seed();
-  BOOST_TEST_MESSAGE("kill test seed " << seed << " (SEQI_SEED=" << seed << " replays it)");
+  std::cout << "kill test seed " << seed << " (SEQI_SEED=" << seed << " replays it)" << std::endl;
   std::mt19937_64 rng(seed);
   const std::string data = dataset("words-300.json");
   const fs::path reference = scratch_file("reference-model.json");
