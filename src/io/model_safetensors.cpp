@@ -203,7 +203,10 @@ std::string model_to_safetensors(const Transformer<Rational>& model, const Model
 }
 
 SafetensorsModel read_model_safetensors(const std::string& path) {
-  const std::string bytes = read_file_limited(path, std::uintmax_t{1} << 32, "model");
+  return model_from_safetensors(read_file_limited(path, std::uintmax_t{1} << 32, "model"), path);
+}
+
+SafetensorsModel model_from_safetensors(std::string_view bytes, const std::string& path) {
   const SafetensorsFile file = decode_safetensors(bytes, path);
   const LayoutReader r(file, path);
   const std::size_t L = r.depth();

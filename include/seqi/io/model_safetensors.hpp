@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "seqi/model/transformer.hpp"
@@ -61,6 +62,8 @@ struct SafetensorsModel {
 // container, a missing, unknown or misnamed tensor, blocks not numbered 0..L-1, a shape that
 // disagrees with d, h or w, NaN or infinite weights.
 SafetensorsModel read_model_safetensors(const std::string& path);
+// The same from the file's bytes (`source` names it in messages).
+SafetensorsModel model_from_safetensors(std::string_view bytes, const std::string& source);
 
 // The exact rational model stored in the metadata "seqi_model_json" of a file written by
 // seqi. Throws InputError when the key is absent or the JSON is not a valid model.
