@@ -2,6 +2,7 @@
 
 #include "seqi/certification/one_direction_ff.hpp"
 
+#include <algorithm>
 #include <optional>
 
 namespace seqi {
@@ -46,6 +47,7 @@ void ExactForward::ensure_index(const Point& r) {
 }
 
 void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
+  last_relative_window_.reset();
   const auto form = one_direction_form(ff);
   if (!form) {
     ++stats_.ff_dense_layers;
@@ -55,6 +57,12 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
     return;
   }
   ensure_index(form->r);
+  if (form->identity_outside && !state_.tokens.empty()) {
+    const Rational centre = (form->lo + form->hi) / 2;
+    const auto [lo, hi] = index_.span();
+    const Rational reach = std::max(abs(centre - lo), abs(hi - centre));
+    if (reach > 0) last_relative_window_ = (form->hi - form->lo) / 2 / reach;
+  }
   // Identity outside (lo, hi): only the tokens inside are touched (lem:sparse-ff).
   const auto touched = form->identity_outside ? index_.meeting(form->lo, form->hi) : index_.all();
   form->identity_outside ? ++stats_.ff_sparse_layers : ++stats_.ff_dense_layers;

@@ -1,5 +1,7 @@
 #include "seqi/report/latex.hpp"
 
+#include "seqi/report/conditioning_report.hpp"
+
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -350,9 +352,7 @@ std::string data_file_text(const Certificate& cert, const RunInfo& run, const Da
   f.def("certRadiusRel", s ? rel(s->max_enclosure_radius <= s->flat_halfwidth) : std::string("?"));
   f.def("certPrecision", s ? std::to_string(s->precision) : na);
   f.def("certSequencesRefined", s ? num(s->sequences_refined) : na);
-  f.def("certDoubleMaxDistance", s ? fmt_double(s->double_max_distance) : na);
-  f.def("certDoubleWrongLeader", s ? num(s->double_wrong_leader) : na);
-  f.def("certDoubleNonfinite", s ? num(s->double_nonfinite) : na);
+  f.def("certConditioning", "%\n" + conditioning_latex(cert.conditioning));
   f.blank();
 
   f.comment("Figures: \\certSnapshot{phase}{xmin}{xmax}{ymin}{ymax}{\\certSnapshotSequence{j}{coordinates 1, 2}...}");
@@ -581,15 +581,11 @@ precision \certPrecision{} bits; \certSequencesRefined{} sequences needed per-to
 half-width\fi: \certMaxRadiusDecimal{} $\certRadiusRel$ \certFlatHalfwidthDecimal{} (flat half-width).
 Exact values: radius \certExact{\certMaxRadius}, flat half-width \certExact{\certFlatHalfwidth}.
 
-\begin{center}
-\fbox{\begin{minipage}{0.9\linewidth}
-\textbf{Not a certificate.} The same transformer run in plain double arithmetic at the same $\tau$, for contrast
-only (it decides nothing): largest distance of an output token to the nearest target \certDoubleMaxDistance;
-\certDoubleWrongLeader{} tokens whose largest double weight is not the certified leader;
-\certDoubleNonfinite{} non-finite outputs.
-\end{minipage}}
-\end{center}
 \fi
+
+\section{Conditioning}
+See \texttt{proofs/conditioning.tex}. Margins a floating-point run must respect (\certLemma{lem:relative-window}):
+\certConditioning
 
 \section{Learning corollary}
 Stored parameters $\hat\theta$ of this transformer: $\|\hat\theta\|^2\approx{}$\certParamNormSqDecimal{},

@@ -1,5 +1,7 @@
 #include "seqi/report/summary.hpp"
 
+#include "seqi/report/conditioning_report.hpp"
+
 #include <sstream>
 
 namespace seqi {
@@ -52,11 +54,8 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
       << (f.sequences_refined ? " (" + std::to_string(f.sequences_refined) +
                                                                          " sequences with per-token weights)" : "")
       << "\n";
-    o << "doubles:   the same transformer in plain double arithmetic at this tau (not a certificate): max distance "
-      << "to targets " << f.double_max_distance << ", " << f.double_wrong_leader
-      << " tokens attend to the wrong leader, " << f.double_nonfinite << " non-finite outputs (first "
-      << f.double_sequences << " of " << c.N << " sequences)\n";
   }
+  o << conditioning_text(cert.conditioning);
   o << "checks:\n";
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
@@ -121,11 +120,8 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     j["flat_halfwidth"] = to_string(f.flat_halfwidth);
     j["precision_bits"] = f.precision;
     j["sequences_refined"] = f.sequences_refined;
-    j["double_cross_check"] = {{"max_distance", f.double_max_distance},
-                               {"wrong_leader_tokens", f.double_wrong_leader},
-                               {"nonfinite_outputs", f.double_nonfinite},
-                               {"sequences_checked", f.double_sequences}};
   }
+  j["conditioning"] = conditioning_json(cert.conditioning);
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},
                        {"ff_tokens_evaluated", cert.stats.ff_tokens_evaluated},

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "seqi/certification/conditioning.hpp"
 #include "seqi/certification/counts.hpp"
 #include "seqi/certification/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
@@ -40,11 +41,6 @@ struct SoftmaxFacts {
   Rational flat_halfwidth;      // df
   unsigned precision = 0;       // MPFR bits of the interval arithmetic
   std::size_t sequences_refined = 0;  // sequences whose enclosure needed per-token softmax weights
-  // The same transformer in plain doubles at tau_checked (reported, never decides).
-  double double_max_distance = 0;     // max distance of an output token to the nearest target
-  std::size_t double_wrong_leader = 0;  // tokens whose largest double weight is not the certified leader
-  std::size_t double_nonfinite = 0;   // tokens whose double output is NaN or infinite
-  std::size_t double_sequences = 0;   // sequences covered by the double pass (a work budget)
 };
 
 // Tokens of the first few sequences after one phase, projected on coordinates 1 and 2
@@ -66,6 +62,8 @@ struct Certificate {
   std::optional<LemmaPResult> lemma_p;
   std::optional<SoftmaxFacts> softmax;
   std::vector<PhaseSnapshot> snapshots;  // input, after each phase, output
+  // Weights, exact relative margins and float64/float32 runs (measurements, not proof).
+  ConditioningReport conditioning;
 
   void add(Check c) { checks.push_back(std::move(c)); }
   // verified = every required check passed.

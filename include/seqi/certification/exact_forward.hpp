@@ -3,6 +3,7 @@
 // that is the identity outside its breakpoints (lem:sparse-ff) touches only the tokens
 // whose reading falls inside, found in a sorted index of readings.
 #pragma once
+#include <optional>
 #include <cstddef>
 #include <vector>
 
@@ -37,13 +38,18 @@ class ExactForward {
 
   const TokenState& state() const { return state_; }
   const ForwardStats& stats() const { return stats_; }
+  // For the last FF layer applied, if it was the identity outside its breakpoints (lem:sparse-ff):
+  // window half-width / largest distance of a token's reading from the window centre
+  // (lem:relative-window, exact); nullopt otherwise.
+  const std::optional<Rational>& last_relative_window() const { return last_relative_window_; }
 
  private:
   void ensure_index(const Point& r);
 
   TokenState state_;
   ForwardStats stats_;
-  ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction
+  ReadingIndex index_;
+  std::optional<Rational> last_relative_window_;  // readings of all tokens along the last sparse layer's direction
 };
 
 }  // namespace seqi
