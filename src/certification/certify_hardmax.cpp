@@ -50,6 +50,9 @@ Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rationa
   ExactForward pass(inputs_of(data));
   for (const auto& b : model.blocks) pass.apply_block(b);
   add_interpolation_check(cert, data, outputs_of(pass.state()));
+  cert.conditioning = weight_conditioning(model, std::nullopt);
+  const auto dbl = double_cross_check(model, data, std::nullopt, std::nullopt, {});
+  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
   cert.conclude();
   return cert;

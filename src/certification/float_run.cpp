@@ -21,11 +21,11 @@ StructuredMatrix<F> to_float(const StructuredMatrix<Rational>& s) {
   return out;
 }
 
-// Attention of sequence columns [lo, hi) of X in place; counts float argmaxes that differ
-// from the certified leaders when `attends` is given.
+// Attention of sequence columns [lo, hi) of X in place (global token index offset + column);
+// counts float argmaxes that differ from the certified leaders when `attends` is given.
 template <class F>
 void attend(const SelfAttention<F>& sa, Mat<F>& X, std::size_t lo, std::size_t hi, std::optional<double> tau,
-            const std::vector<std::size_t>* attends, std::size_t& wrong) {
+            std::size_t offset, const std::vector<std::size_t>* attends, std::size_t& wrong) {
   const auto n = static_cast<Eigen::Index>(hi - lo);
   const auto block = X.middleCols(static_cast<Eigen::Index>(lo), n);
   Mat<F> out(X.rows(), n);
@@ -38,7 +38,8 @@ void attend(const SelfAttention<F>& sa, Mat<F>& X, std::size_t lo, std::size_t h
       const Vec<F> Ax = sa.A.apply(Vec<F>(block.col(i)));
       for (Eigen::Index l = 0; l < n; ++l) s[static_cast<std::size_t>(l)] = Ax.dot(block.col(l));
       const auto top = std::max_element(s.begin(), s.end());
-      if (attends && lo + static_cast<std::size_t>(top - s.begin()) != (*attends)[lo + static_cast<std::size_t>(i)])
+      const std::size_t global = offset + lo;  // attends is indexed over all tokens
+      if (attends && global + static_cast<std::size_t>(top - s.begin()) != (*attends)[global + static_cast<std::size_t>(i)])
         ++wrong;
       Vec<F> acc = Vec<F>::Zero(X.rows());
       F weight_sum = 0;
@@ -70,6 +71,15 @@ double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<V
 }
 
 template <class F>
+struct FloatBlock {
+  bool identity_attention = true;
+  SelfAttention<F> sa;
+  F eta;
+  Mat<F> U, W;
+  Vec<F> b;
+};
+
+template <class F>
 FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
                    double tolerance) {
@@ -88,43 +98,52 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
     begin.push_back(begin.back() + pair.input.size());
   }
   run.sequences_checked = begin.size() - 1;
-  Mat<F> X(model.dimension, static_cast<Eigen::Index>(begin.back()));
-  for (std::size_t j = 0; j < run.sequences_checked; ++j)
-    for (std::size_t i = 0; i < data.pairs[j].input.size(); ++i)
-      for (int k = 0; k < model.dimension; ++k)
-        X(k, static_cast<Eigen::Index>(begin[j] + i)) = to_float<F>(data.pairs[j].input[i][k]);
 
-  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
-    const auto& block = model.blocks[b];
-    if (!block.sa.is_identity()) {
-      const SelfAttention<F> sa{to_float<F>(block.sa.rho), to_float<F>(block.sa.A), to_float<F>(block.sa.V)};
-      const bool count = collapse_block && b == *collapse_block && !attends.empty();
-      for (std::size_t j = 0; j + 1 < begin.size(); ++j)
-        attend(sa, X, begin[j], begin[j + 1], tau, count ? &attends : nullptr, run.wrong_leader);
-    }
-    const auto& ff = block.ff;
-    const Mat<F> U = ff.U.unaryExpr([](const Rational& x) { return to_float<F>(x); });
-    const Vec<F> bias = ff.b.unaryExpr([](const Rational& x) { return to_float<F>(x); });
-    const Mat<F> W = ff.W.unaryExpr([](const Rational& x) { return to_float<F>(x); });
-    const Mat<F> hidden = ((U * X).colwise() + bias).cwiseMax(F(0));
-    X = X * to_float<F>(ff.eta) + W * hidden;
-  }
+  auto cv = [](const Rational& x) { return to_float<F>(x); };
+  std::vector<FloatBlock<F>> blocks;
+  for (const auto& block : model.blocks)
+    blocks.push_back({block.sa.is_identity(),
+                      {cv(block.sa.rho), to_float<F>(block.sa.A), to_float<F>(block.sa.V)},
+                      cv(block.ff.eta), block.ff.U.unaryExpr(cv), block.ff.W.unaryExpr(cv), block.ff.b.unaryExpr(cv)});
 
-  for (std::size_t j = 0; j + 1 < begin.size(); ++j) {
-    std::vector<Vec<double>> out, target;
-    double scale = 1;
-    for (const auto& y : data.pairs[j].output) {
-      target.push_back(vector_from_rational<double>(y));
-      scale = std::max(scale, target.back().norm());
+  // Runs of whole sequences of about 2048 tokens at a time (the run stays in cache).
+  for (std::size_t first = 0; first + 1 < begin.size();) {
+    std::size_t last = first + 1;
+    while (last + 1 < begin.size() && begin[last + 1] - begin[first] <= 2048) ++last;
+    const std::size_t offset = begin[first];
+    Mat<F> X(model.dimension, static_cast<Eigen::Index>(begin[last] - offset));
+    for (std::size_t j = first; j < last; ++j)
+      for (std::size_t i = 0; i < data.pairs[j].input.size(); ++i)
+        for (int k = 0; k < model.dimension; ++k)
+          X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[j].input[i][k]);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const auto& block = blocks[b];
+      if (!block.identity_attention) {
+        const bool count = collapse_block && b == *collapse_block && !attends.empty();
+        for (std::size_t j = first; j < last; ++j)
+          attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, tau, offset,
+                 count ? &attends : nullptr, run.wrong_leader);
+      }
+      const Mat<F> hidden = ((block.U * X).colwise() + block.b).cwiseMax(F(0));
+      X = X * block.eta + block.W * hidden;
     }
-    bool finite = true;
-    for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
-      out.push_back(X.col(static_cast<Eigen::Index>(i)).template cast<double>());
-      if (!out.back().allFinite()) ++run.nonfinite, finite = false;
+    for (std::size_t j = first; j < last; ++j) {
+      std::vector<Vec<double>> out, target;
+      double scale = 1;
+      for (const auto& y : data.pairs[j].output) {
+        target.push_back(vector_from_rational<double>(y));
+        scale = std::max(scale, target.back().norm());
+      }
+      bool finite = true;
+      for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
+        out.push_back(X.col(static_cast<Eigen::Index>(i - offset)).template cast<double>());
+        if (!out.back().allFinite()) ++run.nonfinite, finite = false;
+      }
+      const double rel = finite ? hausdorff_distance(out, target) / scale : std::numeric_limits<double>::infinity();
+      run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, rel);
+      if (!(rel <= tolerance)) ++run.sequences_off_target;
     }
-    const double rel = finite ? hausdorff_distance(out, target) / scale : std::numeric_limits<double>::infinity();
-    run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, rel);
-    if (!(rel <= tolerance)) ++run.sequences_off_target;
+    first = last;
   }
   return run;
 }
