@@ -1,7 +1,6 @@
 // Phase P (lem:shrink, lem:placement): one hat per leader moves it to its place P_jl;
 // the first placement layer also shrinks every other token into B(C e1, r0).
 #include <algorithm>
-#include <numeric>
 #include <set>
 
 #include "seqi/construction/construction.hpp"
@@ -88,11 +87,9 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     Point reading;
     std::vector<std::vector<std::size_t>> leaders;
     std::vector<Rational> delta;
-    std::vector<std::size_t> order;
   };
-  std::vector<std::size_t> order;  // placement order: leader index (into leader_tokens) of each hat
   std::vector<Candidate> kept;
-  const int candidates = c.tokens.size() > 4000 ? 4 : 6;
+  const int candidates = c.tokens.size() > 4000 ? 2 : 6;
   choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
                           Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
     rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
@@ -106,46 +103,34 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
     const Rational base = dot(rec.reading, C_e1);
     Rational lo = base + rec.eps * *tmin, hi = base + rec.eps * *tmax;
-    // Least isolated leaders first: they are placed before the other hats' rounding errors
-    // accumulate on them (lem:leader-choice) ...
-    order.resize(leader_tokens.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return gap[leader_tokens[a]] < gap[leader_tokens[b]]; });
-    // ... except the most isolated one, which goes first: the shrink layer acts on every token.
-    std::rotate(order.begin(), order.end() - 1, order.end());
     std::set<Rational> taken;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const std::size_t k = order[i], q = leader_tokens[k];
+    for (std::size_t k = 0; k < leader_tokens.size(); ++k) {
+      const std::size_t q = leader_tokens[k];
       Rational g = gap[q];
-      if (i > 0)  // reads shrunk coordinates eps x + C e1
+      if (k > 0)  // reads shrunk coordinates eps x + C e1
         g = std::min(g * rec.eps, distance_to_set(taken, rec.eps * t[q] + base, g * rec.eps));
       if (g == 0) return std::nullopt;
-      // Half the gap: every other reading stays at least delta outside the window, so reading
-      // errors below delta move nothing (lem:relative-window).
-      delta[k] = g / 2;
+      delta[k] = dyadic_floor_at_most_one(g);
       const Rational placed_reading = dot(rec.reading, places[k]);
       taken.insert(placed_reading);
       lo = std::min(lo, placed_reading), hi = std::max(hi, placed_reading);
     }
-    Rational worst = delta[order[0]] / (span > 0 ? span : Rational(1));
-    for (std::size_t i = 1; i < order.size(); ++i) worst = std::min(worst, delta[order[i]] / (hi - lo));
+    Rational worst = delta[0] / (span > 0 ? span : Rational(1));
+    for (std::size_t k = 1; k < delta.size(); ++k) worst = std::min(worst, delta[k] / (hi - lo));
     return worst;
-  }, [&](int) { kept.push_back({rec.reading, rec.leaders, delta, order}); },
+  }, [&](int) { kept.push_back({rec.reading, rec.leaders, delta}); },
      [&](int i) {
        rec.reading = kept[static_cast<std::size_t>(i)].reading;
        rec.leaders = kept[static_cast<std::size_t>(i)].leaders;
        delta = kept[static_cast<std::size_t>(i)].delta;
-       order = kept[static_cast<std::size_t>(i)].order;
      }, out.record.choices);
   leader_tokens.clear();
   for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
 
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::size_t k = order[i];
+  for (std::size_t k = 0; k < leader_tokens.size(); ++k) {
     const Point& q = c.tokens[leader_tokens[k]];
     Block<Rational> block{SelfAttention<Rational>::identity(), {}, Phase::placement};
-    if (i == 0) {
+    if (k == 0) {
       block.sa = first_sa;
       const Point D = places[k] - (q * rec.eps + C_e1);
       block.ff = shrink_hat_layer(rec.reading, dot(rec.reading, q), delta[k], D, rec.eps, C_e1);
