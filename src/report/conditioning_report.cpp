@@ -85,7 +85,7 @@ std::string conditioning_latex(const ConditioningReport& rep) {
     << margin(rep.collapse_relative) << "; flat-hat ramp against the reading span " << margin(rep.flat_window_relative)
     << " (exact rationals, shown as decimals).\n\n";
   if (!rep.float_runs.empty()) {
-    o << "\\textbf{Not part of the proof:} the same transformer in plain floating point, every sequence:\n"
+    o << "\\textbf{Not a certificate, not part of the proof:} the same transformer in plain floating point, every sequence:\n"
       << "\\begin{itemize}\n";
     for (const auto& r : rep.float_runs) o << "\\item " << run_text(r) << ".\n";
     o << "\\end{itemize}\n";
