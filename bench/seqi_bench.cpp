@@ -3,6 +3,8 @@
 //   build/seqi_bench                         the standard table (runs itself once per row)
 //   build/seqi_bench N n d [m_max [seed]]    one synthetic row: n tokens per sequence, m_j in [1, m_max]
 //   build/seqi_bench --file D.json           one row for a dataset file (e.g. a Fashion-MNIST import)
+//   build/seqi_bench --conditioning D.json   ||theta||^2, max |weight|, float64/float32 runs (off-target
+//                                            sequences / max relative Hausdorff), certification seconds
 // Dense passes slower than the budget (SEQI_BENCH_BUDGET seconds, default 120) are run on the
 // first sequences only and extrapolated by work; such figures are marked "~".
 #include <sys/resource.h>
@@ -10,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -102,6 +105,36 @@ void row(const std::string& label, const Dataset& data, std::uint64_t seed) {
             << std::endl;
 }
 
+std::string runs_text(const ConditioningReport& rep) {
+  std::ostringstream o;
+  for (const auto& r : rep.float_runs)
+    o << "  " << r.scalar << "-" << r.rule << " " << r.sequences_off_target << "/" << r.sequences_checked << " ("
+      << std::setprecision(2) << std::scientific << r.max_relative_hausdorff << ")" << std::defaultfloat;
+  return o.str();
+}
+
+// ||theta||^2, max |weight| and the float runs of both certificates (issue 10, proofs/conditioning.tex).
+// CPU seconds of this process (the shared benchmark machine makes wall time noisy).
+double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+void conditioning_row(const Dataset& data) {
+  double t0 = cpu_seconds();
+  const auto built = build_interpolating_transformer(data, 1);
+  const double t_build = cpu_seconds() - t0;
+  t0 = cpu_seconds();
+  const auto exact = certify_construction_hardmax(data, built, false);
+  const double t_exact = cpu_seconds() - t0;
+  t0 = cpu_seconds();
+  const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{});
+  const double t_soft = cpu_seconds() - t0;
+  const auto& c = exact.conditioning;
+  std::cout << data.name.substr(0, 30) << ": ||theta||^2 " << approx_decimal(c.norm_sq, 3) << ", max |weight| "
+            << approx_decimal(c.max_abs_weight, 3) << ", CPU s: build " << fmt(t_build) << ", exact " << fmt(t_exact)
+            << ", softmax " << fmt(t_soft) << ", " << (exact.verified && soft.verified ? "verified" : "NOT VERIFIED")
+            << "\n  off-target sequences (max relative Hausdorff):" << runs_text(c) << runs_text(soft.conditioning)
+            << std::endl;
+}
+
 void header() {
   std::cout << std::left << std::setw(24) << "dataset" << std::right << std::setw(7) << "sum(m)" << std::setw(8)
             << "blocks" << std::setw(9) << "tokens" << std::setw(8) << "build" << std::setw(9) << "exact" << std::setw(9)
@@ -113,6 +146,10 @@ void header() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--conditioning") {
+    for (int i = 2; i < argc; ++i) conditioning_row(read_dataset_file(argv[i]));
+    return 0;
+  }
   if (argc == 3 && std::string(argv[1]) == "--file") {
     const Dataset data = read_dataset_file(argv[2]);
     row(data.name.substr(0, 23), data, 1);

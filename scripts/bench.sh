@@ -13,3 +13,9 @@ build/verify import fashion-mnist --patch 7 --count 200 --task inpaint --mask 4 
 build/seqi_bench
 build/seqi_bench --file build/bench-data/fm1000.json
 build/seqi_bench --file build/bench-data/fm-inpaint.json
+# Conditioning rows (issue 10, proofs/conditioning.tex): ||theta||^2, max |weight| and the
+# float64/float32 runs (off-target sequences / max relative Hausdorff distance) of both settings.
+build/verify import fashion-mnist --patch 7 --count 4000 --task classify -o build/bench-data/fm4000.json > /dev/null
+build/verify import fashion-mnist --patch 7 --count 1000 --task inpaint --mask 4 -o build/bench-data/fm-inpaint1000.json > /dev/null
+build/seqi_bench --conditioning datasets/words-300.json build/bench-data/fm1000.json build/bench-data/fm4000.json \
+  build/bench-data/fm-inpaint1000.json

@@ -142,6 +142,8 @@ void certify_and_compile(const std::string& file, bool softmax) {
                        std::to_string(bound)) != std::string::npos);
   BOOST_TEST(text.find("lem:P") != std::string::npos);
   BOOST_TEST(text.find("proofs/construction.tex") != std::string::npos);
+  BOOST_TEST(text.find("smallest relative window") != std::string::npos);  // conditioning table
+  BOOST_TEST(text.find("Not a certificate") != std::string::npos);         // float runs, both settings
   if (softmax) {
     BOOST_REQUIRE(cert.softmax.has_value());
     BOOST_REQUIRE(!cert.softmax->tau_unbounded);

@@ -136,7 +136,9 @@ void expect_softmax_certificate(const Dataset& data, const Certificate& cert) {
   BOOST_TEST(f.flat_halfwidth > 0);
   BOOST_TEST(f.max_enclosure_radius >= 0);
   BOOST_TEST(f.max_enclosure_radius <= f.flat_halfwidth);
-  BOOST_TEST(f.double_nonfinite == 0u);
+  BOOST_REQUIRE(cert.conditioning.float_runs.size() == 2u);  // float64, float32 (measurements)
+  BOOST_TEST(cert.conditioning.float_runs[0].nonfinite == 0u);
+  BOOST_TEST(cert.conditioning.float_runs[0].sequences_checked == N);
 }
 
 // Everything on one dataset; `level` 0: hardmax; 1: + brute and softmax; 2: + dense pass.

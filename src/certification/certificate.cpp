@@ -89,6 +89,7 @@ void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<R
   const auto& blocks = model.blocks;
   for (std::size_t b = from; b < to; ++b) {
     pass.apply_block(blocks[b]);
+    if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, phase_name(blocks[b].phase), *w);
     if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase)
       record_phase_end(cert, pass.state(), phase_name(blocks[b].phase));
   }

@@ -154,11 +154,9 @@ Certificate certify_general_softmax(const Dataset& data, const Transformer<Ratio
   sf.precision = opt.precision_bits;
   for (const auto& r : cert.general ? cert.general->sequences : f.sequences)
     sf.max_enclosure_radius = std::max(sf.max_enclosure_radius, r.enclosure_radius);
-  const auto dbl = double_softmax_cross_check(model, data, opt.tau->convert_to<double>(), std::nullopt, {});
-  sf.double_max_distance = dbl.max_distance;
-  sf.double_wrong_leader = dbl.wrong_leader;
-  sf.double_nonfinite = dbl.nonfinite;
-  sf.double_sequences = dbl.sequences_checked;
+  const auto dbl = double_cross_check(model, data, opt.tau->convert_to<double>(), std::nullopt, {});
+  cert.conditioning = weight_conditioning(model, std::nullopt);
+  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.softmax = sf;
   cert.general = std::move(f);
   cert.conclude();

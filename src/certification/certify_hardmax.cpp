@@ -1,5 +1,6 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
+#include "seqi/certification/double_cross_check.hpp"
 #include "seqi/certification/float_run_check.hpp"
 
 namespace seqi {
@@ -21,18 +22,24 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   record_phase_end(cert, pass.state(), "input");
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
+  cert.conditioning = weight_conditioning(built.model, collapse);
   run_exact_blocks(cert, pass, built.model, 0, collapse);
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
   add_lemma_p_check(cert, pass.state(), built, brute);
+  add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);
   if (cert.lemma_p->ok)  // each argmax is unique and known (lem:P)
     pass.apply_attention_with_proven_argmax(blocks[collapse].sa, cert.lemma_p->attends);
   else
     pass.apply_attention(blocks[collapse].sa);
   cert.snapshots.push_back(snapshot_of(pass.state(), "collapse"));
   pass.apply_feed_forward(blocks[collapse].ff);
+  if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, "interpolation", *w);
   run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size());
   add_interpolation_check(cert, data, outputs_of(pass.state()));
+  const auto dbl = double_cross_check(built.model, data, std::nullopt, collapse,
+                                      cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{});
+  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
   add_float_run_check(cert, data, built.model, Setting::hardmax);
   cert.conclude();
@@ -47,6 +54,9 @@ Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rationa
   ExactForward pass(inputs_of(data));
   for (const auto& b : model.blocks) pass.apply_block(b);
   add_interpolation_check(cert, data, outputs_of(pass.state()));
+  cert.conditioning = weight_conditioning(model, std::nullopt);
+  const auto dbl = double_cross_check(model, data, std::nullopt, std::nullopt, {});
+  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
   add_float_run_check(cert, data, model, Setting::hardmax);
   cert.conclude();

@@ -75,13 +75,6 @@ void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& ca
   if (!failure) add_interpolation_check(cert, data, outputs);
 }
 
-void record_double_cross_check(SoftmaxFacts& facts, const DoubleCrossCheck& dbl) {
-  facts.double_max_distance = dbl.max_distance;
-  facts.double_wrong_leader = dbl.wrong_leader;
-  facts.double_nonfinite = dbl.nonfinite;
-  facts.double_sequences = dbl.sequences_checked;
-}
-
 }  // namespace
 
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt) {
@@ -91,6 +84,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
   add_shape_checks(cert, true);
   const std::size_t collapse = built.record.collapse_block;
+  cert.conditioning = weight_conditioning(built.model, collapse);
   const auto inexact = first_inexact_attention(built.model, collapse);
   cert.add({"attention layers other than the collapse are exact under softmax (A = 0 or identity)", "lem:mean-shift",
             !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});
@@ -104,6 +98,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
   add_lemma_p_check(cert, pass.state(), built, opt.brute);
+  add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);
   cert.stats = pass.stats();
   if (!cert.lemma_p->ok || inexact) return cert.conclude(), cert;
 
@@ -174,30 +169,9 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
                    collapse_failure ? collapse_failure
                                     : carry_through(carried, built.model, collapse, true, facts.tau_checked));
 
-  const auto dbl = double_softmax_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse,
-                                              lp.attends);
-  record_double_cross_check(facts, dbl);
+  const auto dbl = double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse, lp.attends);
+  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   add_float_run_check(cert, data, built.model, Setting::softmax, facts.tau_checked, facts.precision);
-  cert.softmax = facts;
-  cert.conclude();
-  return cert;
-}
-
-Certificate certify_model_softmax(const Dataset& data, const Transformer<Rational>& model, const SoftmaxOptions& opt) {
-  Certificate cert;
-  cert.setting = Setting::softmax;
-  cert.counts = count_model(model, data.pairs.size(), data.sum_m());
-  add_shape_checks(cert, false);
-  SoftmaxFacts facts;
-  facts.tau_checked = *opt.tau;
-  facts.precision = opt.precision_bits ? opt.precision_bits : 128;
-  CarriedForward carried(inputs_of(data), facts.precision);
-  const auto failure = carry_through(carried, model, 0, false, facts.tau_checked);
-  facts.max_enclosure_radius = carried.max_radius_seen();
-  add_carry_checks(cert, data, carried, failure);
-  const auto dbl = double_softmax_cross_check(model, data, facts.tau_checked.convert_to<double>(), std::nullopt, {});
-  record_double_cross_check(facts, dbl);
-  add_float_run_check(cert, data, model, Setting::softmax, facts.tau_checked, facts.precision);
   cert.softmax = facts;
   cert.conclude();
   return cert;

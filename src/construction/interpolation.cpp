@@ -4,7 +4,10 @@
 #include <optional>
 
 #include "seqi/construction/construction.hpp"
+#include "seqi/construction/balance_units.hpp"
+#include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/hats.hpp"
+#include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {
 namespace {
@@ -48,24 +51,43 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
     }
   const std::size_t K = places.size();
 
-  choose_generic("collapse and interpolation (a, r)", 4 + Integer(K), [&](const Integer& range) {
-    rec.a = Point::Zero(d);  // places lie in span(e1, e2): only a_1, a_2 matter
-    rec.a[0] = Rational(rng.integer_in(range));
-    rec.a[1] = Rational(rng.integer_in(range));
-    rec.reading = rng.integer_vector(d, range);
-    if (rec.reading.isZero()) return false;
+  // Collapse direction a in span(e1, e2) (places lie there): a = e1 first, then a_2 a random
+  // dyadic in [-1, 1]; the largest smallest relative gap g / max |z| wins (lem:relative-margins).
+  int drawn = 0;
+  std::vector<Point> kept_a;
+  choose_best_conditioned("collapse direction a", "relative collapse gap", 4, Integer(1) << 8,
+                          [&](const Integer& range) -> std::optional<Rational> {
+    rec.a = Point::Zero(d);
+    rec.a[0] = 1;
+    if (drawn++ > 0) rec.a[1] = Rational(rng.integer_in(range)) / Rational(range);
+    std::vector<Rational> z;
+    for (const auto& p : places) z.push_back(dot(rec.a, p));
+    const auto rel = smallest_relative_gap(z);
+    if (K > 1 && (!rel || *rel == 0)) return std::nullopt;
+    return rel ? *rel : Rational(1);
+  }, [&](int) { kept_a.push_back(rec.a); }, [&](int i) { rec.a = kept_a[static_cast<std::size_t>(i)]; },
+     out.record.choices);
+  std::vector<std::pair<Rational, std::size_t>> sorted;
+  rec.z.clear();
+  Rational zmax = 0;
+  for (std::size_t k = 0; k < K; ++k) {
+    rec.z.push_back(dot(rec.a, places[k]));
+    sorted.emplace_back(rec.z.back(), k);
+    zmax = std::max(zmax, Rational(abs(rec.z.back())));
+  }
+  std::sort(sorted.begin(), sorted.end());
+  rec.gap = K > 1 ? sorted[1].first - sorted[0].first : Rational(1);
+  for (std::size_t k = 1; k < K; ++k) rec.gap = std::min(rec.gap, sorted[k].first - sorted[k - 1].first);
+  rec.df = dyadic_floor_at_most_one(rec.gap / 8);
+
+  // Flat-hat reading r: small dyadic entries, scaled by a power of two so that the targets'
+  // readings are no larger than max |z| (lem:flat-scale); v = r / |r|^2.
+  choose_generic("flat-hat reading r", Integer(1) << 20, [&](const Integer& range) {
+    rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
+    Rational ty = 0;
+    for (const auto& y : targets) ty = std::max(ty, Rational(abs(dot(rec.reading, y))));
+    if (ty > 0 && zmax > 0) rec.reading *= pow2(floor_log2(zmax / ty));
     rec.v = rec.reading / norm_sq(rec.reading);
-    rec.z.clear();
-    std::vector<std::pair<Rational, std::size_t>> sorted;
-    for (std::size_t k = 0; k < K; ++k) {
-      rec.z.push_back(dot(rec.a, places[k]));
-      sorted.emplace_back(rec.z.back(), k);
-    }
-    std::sort(sorted.begin(), sorted.end());
-    rec.gap = K > 1 ? sorted[1].first - sorted[0].first : Rational(1);
-    for (std::size_t k = 1; k < K; ++k) rec.gap = std::min(rec.gap, sorted[k].first - sorted[k - 1].first);
-    if (rec.gap == 0) return false;
-    rec.df = dyadic_floor_at_most_one(rec.gap / 8);
     // Target k must be placed after the cluster whose window (z - 2df, z + 2df) holds r.y_k.
     std::vector<std::optional<std::size_t>> prerequisite(K);
     for (std::size_t k = 0; k < K; ++k) {
@@ -99,6 +121,7 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   const auto first_sa = build_separation(config, rng, out);
   build_placement(data, config, first_sa, rng, out);
   build_collapse_and_interpolation(data, rng, out);
+  balance_hidden_units(out.model);  // same function, smaller weights (lem:relu-rescaling)
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "seqi/construction/construction.hpp"
+#include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/hats.hpp"
 
 namespace seqi {
@@ -42,9 +43,9 @@ Rational shrink_factor(const std::vector<Point>& pts, const Rational& r0) {
   return Rational(Integer(1), Integer(1) << k);
 }
 
-// Smallest distance from t to a value of the set (1 when the set is empty); 0 on a hit.
-Rational distance_to_set(const std::set<Rational>& s, const Rational& t) {
-  Rational best = 1;
+// Smallest distance from t to a value of the set (`none` when the set is empty); 0 on a hit.
+Rational distance_to_set(const std::set<Rational>& s, const Rational& t, const Rational& none) {
+  Rational best = none;
   auto it = s.lower_bound(t);
   if (it != s.end()) best = std::min(best, *it - t);
   if (it != s.begin()) best = std::min(best, t - *std::prev(it));
@@ -62,56 +63,76 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   rec.eps = shrink_factor(c.tokens, rec.r0);
   const Point C_e1 = on_plane(d, rec.C, 0);
 
-  // Leaders: the first m_j tokens of X_j (input order); targets y_jl in output order.
-  std::vector<std::size_t> leader_tokens;
+  // Places in a bounded range (lem:bounded-places): R_j = rho_j = 9 + j h, h the largest power
+  // of two <= 9 / N, so 9 <= R_j < 18 whatever N is; 3 R_j > 25 (lem:P).
+  const Rational h = dyadic_floor_at_most_one(Rational(9, static_cast<long>(std::max<std::size_t>(c.sequences(), 9))));
+  std::vector<std::size_t> m;
   for (std::size_t j = 0; j < c.sequences(); ++j) {
-    const std::size_t m = data.pairs[j].output.size();
-    const Rational Rj(9 + static_cast<long>(j));
+    m.push_back(data.pairs[j].output.size());
+    const Rational Rj = 9 + h * static_cast<long>(j);
     rec.R.push_back(Rj);
     rec.rho.push_back(Rj);
-    rec.circle_t.push_back(m > 1 ? circle_parameters(m - 1) : std::vector<Rational>{});
-    std::vector<std::size_t> leaders;
+    rec.circle_t.push_back(m.back() > 1 ? circle_parameters(m.back() - 1) : std::vector<Rational>{});
     std::vector<Point> placed{on_plane(d, Rj, 0)};
-    for (std::size_t l = 0; l < m; ++l) leaders.push_back(c.begin[j] + l);
     for (const auto& t : rec.circle_t.back()) {
       const Rational den = t * t + 1;
       placed.push_back(on_plane(d, Rj * (t * t - 1) / den, Rj * 2 * t / den));
     }
-    leader_tokens.insert(leader_tokens.end(), leaders.begin(), leaders.end());
-    rec.leaders.push_back(std::move(leaders));
     rec.placed.push_back(std::move(placed));
   }
   std::vector<Point> places;
   for (const auto& p : rec.placed) places.insert(places.end(), p.begin(), p.end());
 
-  // Common reading direction: each leader's reading differs from every other token's and,
-  // after the shrink, from every place already taken (lem:placement).
-  std::vector<Rational> delta(leader_tokens.size());
-  choose_generic("placement reading direction", 4 + Integer(c.tokens.size()), [&](const Integer& range) {
-    rec.reading = rng.integer_vector(d, range);
-    std::vector<std::pair<Rational, std::size_t>> sorted;
-    for (std::size_t i = 0; i < c.tokens.size(); ++i) sorted.emplace_back(dot(rec.reading, c.tokens[i]), i);
-    std::sort(sorted.begin(), sorted.end());
-    std::vector<Rational> gap(c.tokens.size(), Rational(1));
-    for (std::size_t k = 0; k + 1 < sorted.size(); ++k) {
-      Rational g = sorted[k + 1].first - sorted[k].first;
-      gap[sorted[k].second] = std::min(gap[sorted[k].second], g);
-      gap[sorted[k + 1].second] = std::min(gap[sorted[k + 1].second], g);
-    }
+  // Common reading direction with small dyadic entries, and leaders: per sequence the tokens
+  // whose readings are most isolated (lem:leader-choice). Each leader's reading differs from
+  // every other token's and, after the shrink, from every place already taken
+  // (lem:placement); among candidates the largest smallest relative isolation
+  // delta_s / (reading span) wins (lem:relative-window).
+  std::vector<Rational> delta(places.size());
+  std::vector<std::size_t> leader_tokens;
+  struct Candidate {
+    Point reading;
+    std::vector<std::vector<std::size_t>> leaders;
+    std::vector<Rational> delta;
+  };
+  std::vector<Candidate> kept;
+  const int candidates = c.tokens.size() > 4000 ? 2 : 6;
+  choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
+                          Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
+    rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
+    std::vector<Rational> t;
+    for (const auto& x : c.tokens) t.push_back(dot(rec.reading, x));
+    const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
+    const Rational span = *tmax - *tmin;
+    const auto gap = reading_gaps(c.tokens, rec.reading, span > 0 ? span : Rational(1));
+    rec.leaders = most_isolated_leaders(c, gap, m);
+    leader_tokens.clear();
+    for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
+    const Rational base = dot(rec.reading, C_e1);
+    Rational lo = base + rec.eps * *tmin, hi = base + rec.eps * *tmax;
     std::set<Rational> taken;
     for (std::size_t k = 0; k < leader_tokens.size(); ++k) {
       const std::size_t q = leader_tokens[k];
       Rational g = gap[q];
-      if (k > 0) {  // reads shrunk coordinates eps x + C e1
-        g = std::min(g * rec.eps, distance_to_set(taken, rec.eps * dot(rec.reading, c.tokens[q]) +
-                                                               dot(rec.reading, C_e1)));
-      }
-      if (g == 0) return false;
+      if (k > 0)  // reads shrunk coordinates eps x + C e1
+        g = std::min(g * rec.eps, distance_to_set(taken, rec.eps * t[q] + base, g * rec.eps));
+      if (g == 0) return std::nullopt;
       delta[k] = dyadic_floor_at_most_one(g);
-      taken.insert(dot(rec.reading, places[k]));
+      const Rational placed_reading = dot(rec.reading, places[k]);
+      taken.insert(placed_reading);
+      lo = std::min(lo, placed_reading), hi = std::max(hi, placed_reading);
     }
-    return true;
-  }, out.record.choices);
+    Rational worst = delta[0] / (span > 0 ? span : Rational(1));
+    for (std::size_t k = 1; k < delta.size(); ++k) worst = std::min(worst, delta[k] / (hi - lo));
+    return worst;
+  }, [&](int) { kept.push_back({rec.reading, rec.leaders, delta}); },
+     [&](int i) {
+       rec.reading = kept[static_cast<std::size_t>(i)].reading;
+       rec.leaders = kept[static_cast<std::size_t>(i)].leaders;
+       delta = kept[static_cast<std::size_t>(i)].delta;
+     }, out.record.choices);
+  leader_tokens.clear();
+  for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
 
   for (std::size_t k = 0; k < leader_tokens.size(); ++k) {
     const Point& q = c.tokens[leader_tokens[k]];

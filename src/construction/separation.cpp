@@ -1,7 +1,9 @@
 // Phase S (lem:distinct-means, lem:separation): afterwards all tokens of all sequences are
 // pairwise distinct points.
 #include <algorithm>
+#include <tuple>
 
+#include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/isolation.hpp"
@@ -69,15 +71,23 @@ Point point_in_symmetric_difference(const TokenState& c, std::size_t j, std::siz
 void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) {
   const int d = static_cast<int>(q.size());
   const std::size_t k = out.record.separation.lifts + 1;
-  const auto T = Integer(c.tokens.size());
+  // Reading with small dyadic entries; among candidates the largest relative isolation
+  // delta / max |r.(x - q)| wins (lem:dyadic-directions, lem:relative-window).
   Point r;
   Rational delta;
-  choose_generic("lift " + std::to_string(k) + " reading direction", 4 + T, [&](const Integer& range) {
-    r = rng.integer_vector(d, range);
+  std::vector<std::pair<Point, Rational>> kept;
+  choose_best_conditioned("lift " + std::to_string(k) + " reading direction", "relative isolation", 4, Integer(1) << 20,
+                          [&](const Integer& range) -> std::optional<Rational> {
+    r = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
     auto gap = isolation_gap(r, c.tokens, q);
-    if (gap) delta = dyadic_floor_at_most_one(*gap);
-    return gap.has_value();
-  }, out.record.choices);
+    if (!gap) return std::nullopt;
+    delta = dyadic_floor_at_most_one(*gap);
+    const Rational tq = dot(r, q);
+    Rational reach = delta;
+    for (const auto& x : c.tokens) reach = std::max(reach, Rational(abs(dot(r, x) - tq)));
+    return delta / reach;
+  }, [&](int) { kept.emplace_back(r, delta); },
+     [&](int i) { std::tie(r, delta) = kept[static_cast<std::size_t>(i)]; }, out.record.choices);
 
   const auto points = as_sorted_set(c.tokens);
   const auto mu = sequence_means(c);

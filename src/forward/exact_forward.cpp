@@ -41,14 +41,22 @@ void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Ration
 }
 
 void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
+  const auto exact_reading = [](const Point& x, const Point& r) {
+    Rational t = dot(r, x);
+    return std::pair{t, t};
+  };
+  last_relative_window_.reset();
   const auto form = one_direction_form(ff);
+  if (form && index_readings(state_.tokens, index_, form->r, exact_reading)) ++stats_.index_rebuilds;
+  if (form && form->identity_outside && !state_.tokens.empty()) {
+    // lem:relative-window: window half-width against the farthest reading from its centre.
+    const Rational centre = (form->lo + form->hi) / 2;
+    const auto [lo, hi] = index_.span();
+    const Rational reach = std::max(abs(centre - lo), abs(hi - centre));
+    if (reach > 0) last_relative_window_ = (form->hi - form->lo) / 2 / reach;
+  }
   const auto step = apply_feed_forward_sparsely(
-      state_.tokens, index_, form,
-      [](const Point& x, const Point& r) {
-        Rational t = dot(r, x);
-        return std::pair{t, t};
-      },
-      [](const Point& a, const Point& b) { return equal_points(a, b); },
+      state_.tokens, index_, form, exact_reading, [](const Point& a, const Point& b) { return equal_points(a, b); },
       [&](const Point& x, std::size_t i) -> std::optional<Point> {
         Point y = form ? apply_one_direction(ff, *form, x, index_.reading(i)) : ff.apply(x);
         check_bits(y, i);

@@ -1,5 +1,7 @@
 #include "seqi/forward/one_direction_ff.hpp"
 
+#include "seqi/numbers/dyadic.hpp"
+
 namespace seqi {
 namespace {
 
@@ -28,7 +30,11 @@ std::optional<OneDirectionForm> one_direction_form(const FeedForward<Rational>& 
         break;
       }
   if (lead_row < 0) return std::nullopt;
-  OneDirectionForm form{ff.U.row(lead_row).transpose(), {}, 0, 0, false, false};
+  // Canonical representative of the direction up to powers of two, |r[pivot]| in [1, 2): layers
+  // whose units were rescaled by powers of two (lem:relu-rescaling) share one reading index.
+  Point lead = ff.U.row(lead_row).transpose();
+  lead *= pow2(-floor_log2(abs(lead[pivot])));
+  OneDirectionForm form{std::move(lead), {}, 0, 0, false, false};
   std::vector<bool> left(w), right(w);
   for (Eigen::Index i = 0; i < w; ++i) {
     Rational u = ff.U(i, pivot) / form.r[pivot];

@@ -36,6 +36,10 @@ std::vector<std::size_t> ReadingIndex::all() const {
   return out;
 }
 
+std::pair<Rational, Rational> ReadingIndex::span() const {
+  return {by_lo_.begin()->first, by_lo_.rbegin()->first + max_width_};
+}
+
 std::vector<std::size_t> ReadingIndex::meeting(const Rational& lo, const Rational& hi) const {
   std::vector<std::size_t> out;
   // rlo < hi and rhi > lo; rhi <= rlo + max_width, so rlo > lo - max_width.

@@ -6,6 +6,7 @@
 #include <limits>
 #include <sstream>
 
+#include "seqi/report/conditioning_report.hpp"
 #include "seqi/report/latex_escape.hpp"
 
 namespace seqi {
@@ -252,9 +253,7 @@ std::string certificate_data_text(const Certificate& cert, const RunInfo& run, c
   f.def("certRadiusRel", s ? rel(s->max_enclosure_radius <= s->flat_halfwidth) : std::string("?"));
   f.def("certPrecision", s ? std::to_string(s->precision) : na);
   f.def("certSequencesRefined", s ? num(s->sequences_refined) : na);
-  f.def("certDoubleMaxDistance", s ? fmt_double(s->double_max_distance) : na);
-  f.def("certDoubleWrongLeader", s ? num(s->double_wrong_leader) : na);
-  f.def("certDoubleNonfinite", s ? num(s->double_nonfinite) : na);
+  f.def("certConditioning", "%\n" + conditioning_latex(cert.conditioning));
   f.blank();
 
   f.comment("Float64 run of the rounded weights (lem:float-run): a claim beside the exact certificate");

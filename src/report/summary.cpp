@@ -1,5 +1,7 @@
 #include "seqi/report/summary.hpp"
 
+#include "seqi/report/conditioning_report.hpp"
+
 #include <sstream>
 
 #include "seqi/io/quote_value.hpp"
@@ -62,10 +64,6 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
       << (f.sequences_refined ? " (" + std::to_string(f.sequences_refined) +
                                                                          " sequences with per-token weights)" : "")
       << "\n";
-    o << "doubles:   the same transformer in plain double arithmetic at this tau (not a certificate): max distance "
-      << "to targets " << f.double_max_distance << ", " << f.double_wrong_leader
-      << " tokens attend to the wrong leader, " << f.double_nonfinite << " non-finite outputs (first "
-      << f.double_sequences << " of " << c.N << " sequences)\n";
   }
   if (cert.general) o << general_summary_text(*cert.general);
   if (cert.float_run) {  // lem:float-run: a claim beside the exact result, never part of it
@@ -76,6 +74,7 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
                                        : "not shown (lem:float-run): " + f.failure)
       << "\n";
   }
+  o << conditioning_text(cert.conditioning);
   o << "checks:\n";
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
@@ -140,10 +139,6 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     j["flat_halfwidth"] = to_string(f.flat_halfwidth);
     j["precision_bits"] = f.precision;
     j["sequences_refined"] = f.sequences_refined;
-    j["double_cross_check"] = {{"max_distance", f.double_max_distance},
-                               {"wrong_leader_tokens", f.double_wrong_leader},
-                               {"nonfinite_outputs", f.double_nonfinite},
-                               {"sequences_checked", f.double_sequences}};
   }
   if (cert.general) j["general"] = general_summary_json(*cert.general);
   if (cert.float_run) {
@@ -153,6 +148,7 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     j["float64_run_relative_delta"] = f.certified ? nlohmann::json(f.relative_delta) : nlohmann::json(nullptr);
     j["float64_run_failure"] = f.certified ? nlohmann::json(nullptr) : nlohmann::json(f.failure);
   }
+  j["conditioning"] = conditioning_json(cert.conditioning);
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},
                        {"ff_tokens_evaluated", cert.stats.ff_tokens_evaluated},

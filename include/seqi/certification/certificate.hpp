@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "seqi/certification/conditioning.hpp"
 #include "seqi/certification/counts.hpp"
 #include "seqi/certification/float_run.hpp"
 #include "seqi/certification/general_facts.hpp"
@@ -43,11 +44,6 @@ struct SoftmaxFacts {
   Rational flat_halfwidth;      // df
   unsigned precision = 0;       // MPFR bits of the interval arithmetic
   std::size_t sequences_refined = 0;  // sequences whose enclosure needed per-token softmax weights
-  // The same transformer in plain doubles at tau_checked (reported, never decides).
-  double double_max_distance = 0;     // max distance of an output token to the nearest target
-  std::size_t double_wrong_leader = 0;  // tokens whose largest double weight is not the certified leader
-  std::size_t double_nonfinite = 0;   // tokens whose double output is NaN or infinite
-  std::size_t double_sequences = 0;   // sequences covered by the double pass (a work budget)
 };
 
 // Tokens of the first few sequences after one phase, projected on coordinates 1 and 2
@@ -71,6 +67,8 @@ struct Certificate {
   std::optional<GeneralFacts> general;  // per-sequence verdicts of a general model (--model)
   std::vector<PhaseSnapshot> snapshots;  // input, after each phase, output
   std::optional<FloatRunFacts> float_run;  // lem:float-run (a separate claim; never changes verified)
+  // Weights, exact relative margins and float64/float32 runs (measurements, not proof).
+  ConditioningReport conditioning;
 
   void add(Check c) { checks.push_back(std::move(c)); }
   // verified = every required check passed.
@@ -96,10 +94,6 @@ struct SoftmaxOptions {
 // Softmax certification of our construction (Thm 1.8): certified tau* lower bound, then
 // enclosures at tau carried exactly through the flat hats.
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt);
-
-// Softmax verification of any model at a given tau (opt.tau required): certifies what the
-// carried-direction enclosures can certify, and says where they cannot.
-Certificate certify_model_softmax(const Dataset& data, const Transformer<Rational>& model, const SoftmaxOptions& opt);
 
 // Exact hardmax verification of any model (e.g. a user's): T(X_j) = Y_j for every j.
 Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rational>& model);

@@ -4,6 +4,7 @@
 // whose reading falls inside, found in a sorted index of readings.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "seqi/forward/reading_index.hpp"
@@ -38,6 +39,10 @@ class ExactForward {
 
   const TokenState& state() const { return state_; }
   const ForwardStats& stats() const { return stats_; }
+  // For the last FF layer applied, if it was the identity outside its breakpoints (lem:sparse-ff):
+  // window half-width / largest distance of a token's reading from the window centre
+  // (lem:relative-window, exact); nullopt otherwise.
+  const std::optional<Rational>& last_relative_window() const { return last_relative_window_; }
 
  private:
   // Throws BitLimitExceeded when x (the new value of token i) exceeds the bit limit.
@@ -47,6 +52,7 @@ class ExactForward {
   ForwardStats stats_;
   ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction
   std::size_t blocks_done_ = 0;  // feed-forward layers applied (each block ends with one)
+  std::optional<Rational> last_relative_window_;
 };
 
 }  // namespace seqi

@@ -14,7 +14,7 @@
 namespace seqi {
 
 struct OneDirectionForm {
-  Point r;                      // the common reading direction (first nonzero row of U)
+  Point r;                      // the common direction: first nonzero row of U times a power of two
   std::vector<Rational> slope;  // U row i = slope[i] * r
   Rational lo, hi;              // hull of the breakpoints -b_i/slope_i (when has_breakpoint)
   bool has_breakpoint = false;

@@ -24,6 +24,8 @@ class ReadingIndex {
   std::vector<std::size_t> all() const;
   // Lower end of token i's reading.
   const Rational& reading(std::size_t i) const { return lo_[i]; }
+  // Smallest lower end and a bound >= every upper end of the readings (index not empty).
+  std::pair<Rational, Rational> span() const;
   // Tokens whose reading interval meets the open interval (lo, hi), in reading order.
   std::vector<std::size_t> meeting(const Rational& lo, const Rational& hi) const;
 

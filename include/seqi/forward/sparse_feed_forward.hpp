@@ -14,9 +14,23 @@ namespace seqi {
 
 struct SparseStep {
   bool sparse = false;                       // only the tokens inside (lo, hi) were touched
+  bool rebuilt_index = false;                // the reading index was recomputed for this layer
   std::size_t touched = 0;                   // tokens on which the layer was computed
   std::optional<std::size_t> failed_token;   // image() declined this token; later tokens untouched
 };
+
+// Makes `index` hold every token's reading along r (no work when it already does); returns
+// whether it had to be rebuilt.
+template <class Token, class Reading>
+bool index_readings(const std::vector<Token>& tokens, ReadingIndex& index, const Point& r, Reading reading) {
+  if (index.valid_for(r)) return false;
+  index.reset(r, tokens.size());
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const auto [lo, hi] = reading(tokens[i], r);
+    index.set(i, lo, hi);
+  }
+  return true;
+}
 
 // Token ops, all pure:
 //   reading(token, r) -> std::pair<Rational, Rational>   reading interval of the token along r
@@ -31,13 +45,7 @@ SparseStep apply_feed_forward_sparsely(std::vector<Token>& tokens, ReadingIndex&
   SparseStep step;
   std::vector<std::size_t> touched;
   if (form) {
-    if (!index.valid_for(form->r)) {
-      index.reset(form->r, tokens.size());
-      for (std::size_t i = 0; i < tokens.size(); ++i) {
-        const auto [lo, hi] = reading(tokens[i], form->r);
-        index.set(i, lo, hi);
-      }
-    }
+    step.rebuilt_index = index_readings(tokens, index, form->r, reading);
     step.sparse = form->identity_outside;
     touched = step.sparse ? index.meeting(form->lo, form->hi) : index.all();
   } else {

@@ -1,0 +1,17 @@
+// Powers of two: exact rescalings that are also exact in binary floating point.
+#pragma once
+#include "seqi/numbers/rational.hpp"
+
+namespace seqi {
+
+// 2^k exactly (k may be negative).
+Rational pow2(long k);
+
+// floor(log2 x) for x > 0: the k with 2^k <= x < 2^(k+1).
+long floor_log2(const Rational& x);
+
+// The power of two 2^k nearest to sqrt(x) in log scale, k = round(log2(x) / 2) up to one
+// step (x > 0): used to balance two factors of a product exactly.
+Rational pow2_near_sqrt(const Rational& x);
+
+}  // namespace seqi

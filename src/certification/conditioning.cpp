@@ -1,0 +1,86 @@
+#include "seqi/certification/conditioning.hpp"
+
+#include <algorithm>
+
+namespace seqi {
+namespace {
+
+Rational max_abs(const Rational& m, const Rational& x) { return std::max(m, Rational(abs(x))); }
+
+template <class M>
+Rational max_abs_entry(Rational m, const M& a) {
+  for (Eigen::Index i = 0; i < a.size(); ++i) m = max_abs(m, a.data()[i]);
+  return m;
+}
+
+Rational max_abs_entry(Rational m, const StructuredMatrix<Rational>& s) {
+  m = max_abs(m, s.alpha);
+  for (const auto& t : s.terms) m = max_abs_entry(max_abs_entry(m, t.p), t.q);
+  return m;
+}
+
+PhaseConditioning& phase_entry(ConditioningReport& rep, const std::string& phase) {
+  for (auto& p : rep.phases)
+    if (p.phase == phase) return p;
+  rep.phases.push_back({phase, 0, 0, std::nullopt});
+  return rep.phases.back();
+}
+
+void add_weights(PhaseConditioning& p, const Rational& norm_sq, const Rational& max_weight) {
+  p.norm_sq += norm_sq;
+  p.max_abs_weight = std::max(p.max_abs_weight, max_weight);
+}
+
+}  // namespace
+
+ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block) {
+  ConditioningReport rep;
+  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
+    const auto& block = model.blocks[b];
+    const bool collapse = collapse_block && b == *collapse_block;
+    const Rational sa_max = max_abs_entry(max_abs_entry(abs(block.sa.rho), block.sa.A), block.sa.V);
+    Rational ff_max = max_abs(0, block.ff.eta);
+    ff_max = max_abs_entry(max_abs_entry(max_abs_entry(ff_max, block.ff.U), block.ff.b), block.ff.W);
+    const std::string phase = phase_name(block.phase);
+    add_weights(phase_entry(rep, collapse ? "collapse" : phase), block.sa.stored_norm_sq(), sa_max);
+    add_weights(phase_entry(rep, phase), block.ff.stored_norm_sq(), ff_max);
+    rep.norm_sq += block.sa.stored_norm_sq() + block.ff.stored_norm_sq();
+    rep.max_abs_weight = std::max({rep.max_abs_weight, sa_max, ff_max});
+  }
+  return rep;
+}
+
+void note_relative_window(ConditioningReport& rep, const std::string& phase, const Rational& margin) {
+  auto& p = phase_entry(rep, phase);
+  if (!p.relative_window || margin < *p.relative_window) p.relative_window = margin;
+}
+
+void add_construction_margins(ConditioningReport& rep, const Dataset& data, const ConstructionRecord& record,
+                              const TokenState& before_collapse, const LemmaPResult& lemma_p) {
+  // Lemma P: certified margin G_j against the largest score |u|^2 of the sequence (lem:relative-margins).
+  for (std::size_t j = 0; j < before_collapse.sequences() && j < lemma_p.margin.size(); ++j) {
+    if (!lemma_p.margin[j]) continue;
+    Rational score = 0;
+    for (std::size_t i = before_collapse.begin[j]; i < before_collapse.begin[j + 1]; ++i)
+      score = std::max(score, norm_sq(before_collapse.tokens[i]));
+    if (score == 0) continue;
+    const Rational rel = *lemma_p.margin[j] / score;
+    if (!rep.lemma_p_relative || rel < *rep.lemma_p_relative) rep.lemma_p_relative = rel;
+  }
+  const auto& in = record.interpolation;
+  if (in.z.empty()) return;
+  Rational zmax = 0, lo = in.z.front(), hi = in.z.front();
+  for (const auto& z : in.z) zmax = max_abs(zmax, z), lo = std::min(lo, z), hi = std::max(hi, z);
+  for (const auto& pair : data.pairs)
+    for (const auto& y : pair.output) {
+      const Rational t = dot(in.reading, y);
+      lo = std::min(lo, t), hi = std::max(hi, t);
+    }
+  if (in.z.size() > 1 && zmax > 0) rep.collapse_relative = in.gap / zmax;
+  // Largest distance of a reading from a window centre z_s: max(hi - min z, max z - lo) <= hi - lo.
+  Rational zlo = *std::min_element(in.z.begin(), in.z.end()), zhi = *std::max_element(in.z.begin(), in.z.end());
+  const Rational span = std::max(hi - zlo, zhi - lo);
+  if (span > 0) rep.flat_window_relative = in.df / span;
+}
+
+}  // namespace seqi

@@ -1,0 +1,156 @@
+#include "seqi/certification/float_replay.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace seqi {
+namespace {
+
+template <class F>
+F to_float(const Rational& x) {
+  return static_cast<F>(x.convert_to<double>());  // float32: nearest via double (display only)
+}
+
+template <class F>
+StructuredMatrix<F> to_float(const StructuredMatrix<Rational>& s) {
+  StructuredMatrix<F> out{to_float<F>(s.alpha), {}};
+  for (const auto& t : s.terms)
+    out.terms.push_back({t.p.unaryExpr([](const Rational& x) { return to_float<F>(x); }),
+                         t.q.unaryExpr([](const Rational& x) { return to_float<F>(x); })});
+  return out;
+}
+
+// Attention of sequence columns [lo, hi) of X in place (global token index offset + column);
+// counts float argmaxes that differ from the certified leaders when `attends` is given.
+template <class F>
+void attend(const SelfAttention<F>& sa, Mat<F>& X, std::size_t lo, std::size_t hi, std::optional<double> tau,
+            std::size_t offset, const std::vector<std::size_t>* attends, std::size_t& wrong) {
+  const auto n = static_cast<Eigen::Index>(hi - lo);
+  const auto block = X.middleCols(static_cast<Eigen::Index>(lo), n);
+  Mat<F> out(X.rows(), n);
+  if (sa.is_mean_shift()) {
+    const Vec<F> shift = sa.V.apply(Vec<F>(block.rowwise().sum() / static_cast<F>(n)));
+    for (Eigen::Index i = 0; i < n; ++i) out.col(i) = block.col(i) * sa.rho + shift;
+  } else {
+    std::vector<F> s(static_cast<std::size_t>(n));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const Vec<F> Ax = sa.A.apply(Vec<F>(block.col(i)));
+      for (Eigen::Index l = 0; l < n; ++l) s[static_cast<std::size_t>(l)] = Ax.dot(block.col(l));
+      const auto top = std::max_element(s.begin(), s.end());
+      const std::size_t global = offset + lo;  // attends is indexed over all tokens
+      if (attends && global + static_cast<std::size_t>(top - s.begin()) != (*attends)[global + static_cast<std::size_t>(i)])
+        ++wrong;
+      Vec<F> acc = Vec<F>::Zero(X.rows());
+      F weight_sum = 0;
+      for (Eigen::Index l = 0; l < n; ++l) {
+        const F sl = s[static_cast<std::size_t>(l)];
+        const F w = tau ? std::exp((sl - *top) / static_cast<F>(*tau)) : F(sl == *top ? 1 : 0);
+        weight_sum += w;
+        acc += block.col(l) * w;
+      }
+      out.col(i) = block.col(i) * sa.rho + sa.V.apply(Vec<F>(acc / weight_sum));
+    }
+  }
+  X.middleCols(static_cast<Eigen::Index>(lo), n) = out;
+}
+
+}  // namespace
+
+double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<Vec<double>>& b) {
+  auto directed = [](const std::vector<Vec<double>>& p, const std::vector<Vec<double>>& q) {
+    double worst = 0;
+    for (const auto& x : p) {
+      double nearest = std::numeric_limits<double>::infinity();
+      for (const auto& y : q) nearest = std::min(nearest, (x - y).norm());
+      worst = std::max(worst, nearest);
+    }
+    return worst;
+  };
+  return std::max(directed(a, b), directed(b, a));
+}
+
+template <class F>
+struct FloatBlock {
+  bool identity_attention = true;
+  SelfAttention<F> sa;
+  F eta;
+  Mat<F> U, W;
+  Vec<F> b;
+};
+
+template <class F>
+FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
+                   std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
+                   double tolerance) {
+  FloatRun run;
+  run.scalar = sizeof(F) == 8 ? "float64" : "float32";
+  run.rule = tau ? "softmax" : "hardmax";
+  run.tolerance = tolerance;
+  run.sequences = data.pairs.size();
+  // Sequences within the work budget (deterministic: estimated multiply-adds, not time).
+  double per_token = 0;
+  for (const auto& b : model.blocks) per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size());
+  std::vector<std::size_t> begin{0};
+  for (const auto& pair : data.pairs) {
+    const double work = per_token * static_cast<double>(begin.back() + pair.input.size());
+    if (begin.size() > 1 && work > kFloatRunWorkBudget) break;
+    begin.push_back(begin.back() + pair.input.size());
+  }
+  run.sequences_checked = begin.size() - 1;
+
+  auto cv = [](const Rational& x) { return to_float<F>(x); };
+  std::vector<FloatBlock<F>> blocks;
+  for (const auto& block : model.blocks)
+    blocks.push_back({block.sa.is_identity(),
+                      {cv(block.sa.rho), to_float<F>(block.sa.A), to_float<F>(block.sa.V)},
+                      cv(block.ff.eta), block.ff.U.unaryExpr(cv), block.ff.W.unaryExpr(cv), block.ff.b.unaryExpr(cv)});
+
+  // Runs of whole sequences of about 2048 tokens at a time (the run stays in cache).
+  for (std::size_t first = 0; first + 1 < begin.size();) {
+    std::size_t last = first + 1;
+    while (last + 1 < begin.size() && begin[last + 1] - begin[first] <= 2048) ++last;
+    const std::size_t offset = begin[first];
+    Mat<F> X(model.dimension, static_cast<Eigen::Index>(begin[last] - offset));
+    for (std::size_t j = first; j < last; ++j)
+      for (std::size_t i = 0; i < data.pairs[j].input.size(); ++i)
+        for (int k = 0; k < model.dimension; ++k)
+          X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[j].input[i][k]);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const auto& block = blocks[b];
+      if (!block.identity_attention) {
+        const bool count = collapse_block && b == *collapse_block && !attends.empty();
+        for (std::size_t j = first; j < last; ++j)
+          attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, tau, offset,
+                 count ? &attends : nullptr, run.wrong_leader);
+      }
+      const Mat<F> hidden = ((block.U * X).colwise() + block.b).cwiseMax(F(0));
+      X = X * block.eta + block.W * hidden;
+    }
+    for (std::size_t j = first; j < last; ++j) {
+      std::vector<Vec<double>> out, target;
+      double scale = 1;
+      for (const auto& y : data.pairs[j].output) {
+        target.push_back(vector_from_rational<double>(y));
+        scale = std::max(scale, target.back().norm());
+      }
+      bool finite = true;
+      for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
+        out.push_back(X.col(static_cast<Eigen::Index>(i - offset)).template cast<double>());
+        if (!out.back().allFinite()) ++run.nonfinite, finite = false;
+      }
+      const double rel = finite ? hausdorff_distance(out, target) / scale : std::numeric_limits<double>::infinity();
+      run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, rel);
+      if (!(rel <= tolerance)) ++run.sequences_off_target;
+    }
+    first = last;
+  }
+  return run;
+}
+
+template FloatRun float_run<double>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
+                                    std::optional<std::size_t>, const std::vector<std::size_t>&, double);
+template FloatRun float_run<float>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
+                                   std::optional<std::size_t>, const std::vector<std::size_t>&, double);
+
+}  // namespace seqi

@@ -1,0 +1,21 @@
+#include "seqi/numbers/dyadic.hpp"
+
+namespace seqi {
+
+Rational pow2(long k) {
+  Integer p = 1;
+  p <<= static_cast<unsigned>(k < 0 ? -k : k);
+  return k < 0 ? Rational(Integer(1), p) : Rational(p);
+}
+
+long floor_log2(const Rational& x) {
+  const Integer num = numerator(x), den = denominator(x);
+  long k = static_cast<long>(boost::multiprecision::msb(num)) - static_cast<long>(boost::multiprecision::msb(den));
+  // Now 2^(k-1) < x < 2^(k+1): one comparison fixes k.
+  if (x < pow2(k)) --k;
+  return k;
+}
+
+Rational pow2_near_sqrt(const Rational& x) { return pow2(floor_log2(x) / 2); }
+
+}  // namespace seqi
