@@ -54,7 +54,7 @@ std::optional<Rational> smallest_relative_gap(std::vector<Rational> values) {
 }
 
 void choose_best_conditioned(const std::string& what, const std::string& score_name, int candidates,
-                             Integer initial_range, const std::function<std::optional<Rational>(const Integer&)>& draw,
+                             const Integer& initial_range, const std::function<std::optional<Rational>(const Integer&)>& draw,
                              const std::function<void(int)>& keep, const std::function<void(int)>& restore,
                              std::vector<ChoiceLog>& log) {
   std::optional<Rational> best;

@@ -2,7 +2,7 @@
 
 namespace seqi {
 
-void choose_generic(const std::string& what, Integer initial_range,
+void choose_generic(const std::string& what, const Integer& initial_range,
                     const std::function<bool(const Integer& range)>& try_draw,
                     std::vector<ChoiceLog>& log, int max_attempts) {
   Integer range = initial_range < 1 ? Integer(1) : initial_range;

@@ -1,5 +1,7 @@
 #include "seqi/forward/general_forward.hpp"
 
+#include "seqi/numbers/bit_limit.hpp"
+
 namespace seqi {
 
 SequenceEnclosure softmax_sequence_enclosure(const Transformer<Rational>& model, const Sequence& input,
@@ -18,6 +20,10 @@ SequenceEnclosure softmax_sequence_enclosure(const Transformer<Rational>& model,
         s.first_interval_relu = "block " + std::to_string(b + 1) + ", token " + std::to_string(i + 1) + ", unit " +
                                 std::to_string(*f.first_interval_unit + 1);
       s.outputs[i] = std::move(f.y);
+      // The documented bit limit: exploding values stop the pass naming the block and token.
+      const auto where = [&] { return "block " + std::to_string(b + 1) + ", token " + std::to_string(i + 1); };
+      check_bit_growth(s.outputs[i].p, where);
+      for (const auto& g : s.outputs[i].g) check_bit_growth(g, where);
       if (!s.outputs[i].is_exact() && !s.inexact_since[i]) s.inexact_since[i] = b;
     }
   }

@@ -31,7 +31,7 @@ int sync_and_close(int fd) {
 fs::path create_temporary(const fs::path& target, const std::string& kind) {
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   for (unsigned attempt = 0;; ++attempt) {
-    const fs::path tmp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
+    fs::path tmp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
                                 std::to_string(attempt));
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {

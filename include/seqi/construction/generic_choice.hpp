@@ -24,7 +24,7 @@ struct ConstructionError : std::runtime_error {
 
 // Calls try_draw(range) with range = initial, 2*initial, 4*initial, ... until it returns
 // true; logs the outcome. Throws ConstructionError after max_attempts failures.
-void choose_generic(const std::string& what, Integer initial_range,
+void choose_generic(const std::string& what, const Integer& initial_range,
                     const std::function<bool(const Integer& range)>& try_draw,
                     std::vector<ChoiceLog>& log, int max_attempts = 64);
 
