@@ -57,13 +57,14 @@ void add_interpolation_check(Certificate& cert, const Dataset& data, const std::
                           : std::to_string(failures) + " sequences differ; first: " + first});
 }
 
-void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute) {
+void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute,
+                       Progress* progress) {
   const auto& sa = built.model.blocks[built.record.collapse_block].sa;
   const bool scaled_identity = sa.A.terms.empty() && sa.A.alpha > 0;
   const auto& a = built.record.interpolation.a;
   cert.lemma_p = !scaled_identity ? LemmaPResult{false, "collapse attention is not alpha*I, alpha > 0", {}, {}, {}}
-                 : brute          ? check_lemma_p_brute(before_collapse, built.record.placement, sa.A.alpha, a)
-                                  : check_lemma_p(before_collapse, built.record.placement, sa.A.alpha, a);
+                 : brute          ? check_lemma_p_brute(before_collapse, built.record.placement, sa.A.alpha, a, progress)
+                                  : check_lemma_p(before_collapse, built.record.placement, sa.A.alpha, a, progress);
   cert.add({std::string("Lemma P: unique best scores before the collapse") + (brute ? " (all scores)" : " (bounds)"),
             "lem:P", cert.lemma_p->ok, true, cert.lemma_p->ok ? "all sequences" : cert.lemma_p->failure});
 }
@@ -85,10 +86,11 @@ void record_phase_end(Certificate& cert, const TokenState& s, const std::string&
 }
 
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to) {
+                      std::size_t to, Progress* progress) {
   const auto& blocks = model.blocks;
   for (std::size_t b = from; b < to; ++b) {
     pass.apply_block(blocks[b]);
+    progress_advance(progress);
     if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase)
       record_phase_end(cert, pass.state(), phase_name(blocks[b].phase));
   }

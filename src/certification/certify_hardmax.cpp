@@ -3,7 +3,8 @@
 #include "seqi/certification/float_run_check.hpp"
 
 namespace seqi {
-Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute) {
+Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
+                                         Progress* progress) {
   Certificate cert;
   cert.setting = Setting::hardmax;
   cert.record = built.record;
@@ -21,19 +22,24 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   record_phase_end(cert, pass.state(), "input");
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
-  run_exact_blocks(cert, pass, built.model, 0, collapse);
+  progress_phase(progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
+  run_exact_blocks(cert, pass, built.model, 0, collapse, progress);
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
-  add_lemma_p_check(cert, pass.state(), built, brute);
+  progress_phase(progress, "certifying: Lemma P (sequences)", data.pairs.size());
+  add_lemma_p_check(cert, pass.state(), built, brute, progress);
+  progress_phase(progress, "certifying: exact forward pass from the collapse (blocks)", blocks.size() - collapse);
   if (cert.lemma_p->ok)  // each argmax is unique and known (lem:P)
     pass.apply_attention_with_proven_argmax(blocks[collapse].sa, cert.lemma_p->attends);
   else
     pass.apply_attention(blocks[collapse].sa);
   cert.snapshots.push_back(snapshot_of(pass.state(), "collapse"));
   pass.apply_feed_forward(blocks[collapse].ff);
-  run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size());
+  progress_advance(progress);
+  run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size(), progress);
   add_interpolation_check(cert, data, outputs_of(pass.state()));
   cert.stats = pass.stats();
+  progress_phase(progress, "certifying: float64 run of the model", 0);
   add_float_run_check(cert, data, built.model, Setting::hardmax);
   cert.conclude();
   return cert;

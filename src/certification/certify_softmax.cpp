@@ -84,7 +84,8 @@ void record_double_cross_check(SoftmaxFacts& facts, const DoubleCrossCheck& dbl)
 
 }  // namespace
 
-Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt) {
+Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
+                                         Progress* progress) {
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
@@ -100,10 +101,12 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
 
   ExactForward pass(inputs_of(data));
   record_phase_end(cert, pass.state(), "input");
-  run_exact_blocks(cert, pass, built.model, 0, collapse);
+  progress_phase(progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
+  run_exact_blocks(cert, pass, built.model, 0, collapse, progress);
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
-  add_lemma_p_check(cert, pass.state(), built, opt.brute);
+  progress_phase(progress, "certifying: Lemma P (sequences)", data.pairs.size());
+  add_lemma_p_check(cert, pass.state(), built, opt.brute, progress);
   cert.stats = pass.stats();
   if (!cert.lemma_p->ok || inexact) return cert.conclude(), cert;
 
@@ -135,7 +138,9 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   CarriedForward carried(pass.state(), facts.precision);
   const auto& X = pass.state();
   std::optional<std::string> collapse_failure;
+  progress_phase(progress, "certifying: softmax collapse enclosures (sequences)", X.sequences());
   for (std::size_t j = 0; j < X.sequences(); ++j) {
+    progress_advance(progress);
     std::optional<Rational> radius;
     if (!opt.brute) {
       radius = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked, facts.precision)
@@ -170,10 +175,12 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
             outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
                                      " <= df = " + approx_decimal(df)});
+  progress_phase(progress, "certifying: carrying the enclosures through the later blocks", 0);
   add_carry_checks(cert, data, carried,
                    collapse_failure ? collapse_failure
                                     : carry_through(carried, built.model, collapse, true, facts.tau_checked));
 
+  progress_phase(progress, "certifying: float64 cross-checks", 0);
   const auto dbl = double_softmax_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse,
                                               lp.attends);
   record_double_cross_check(facts, dbl);

@@ -53,7 +53,7 @@ using MarginOrFailure = std::variant<std::optional<Rational>, std::string>;
 // then each sequence's margin (scaled by alpha > 0) and spread.
 template <class MarginOf>
 LemmaPResult check_each_sequence(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a,
-                                 MarginOf margin_of) {
+                                 Progress* progress, MarginOf margin_of) {
   std::vector<bool> is_leader;
   if (auto why = leaders_in_place(c, p, is_leader); !why.empty()) return failed(why);
   LemmaPResult res;
@@ -67,6 +67,7 @@ LemmaPResult check_each_sequence(const TokenState& c, const PlacementRecord& p, 
     if (G) G = *G * alpha;
     res.margin.push_back(G);
     res.spread.push_back(spread_of(c, j, a));
+    progress_advance(progress);
   }
   res.ok = true;
   return res;
@@ -74,9 +75,10 @@ LemmaPResult check_each_sequence(const TokenState& c, const PlacementRecord& p, 
 
 }  // namespace
 
-LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a) {
+LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a,
+                           Progress* progress) {
   return check_each_sequence(
-      c, p, alpha, a,
+      c, p, alpha, a, progress,
       [&](std::size_t j, const std::vector<bool>& is_leader, const std::vector<std::size_t>&) -> MarginOrFailure {
         const Point& P1 = p.placed[j][0];
         std::vector<std::size_t> others;  // non-leaders
@@ -143,9 +145,10 @@ LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const 
       });
 }
 
-LemmaPResult check_lemma_p_brute(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a) {
+LemmaPResult check_lemma_p_brute(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a,
+                                 Progress* progress) {
   return check_each_sequence(
-      c, p, alpha, a,
+      c, p, alpha, a, progress,
       [&](std::size_t j, const std::vector<bool>&, const std::vector<std::size_t>& attends) -> MarginOrFailure {
         std::optional<Rational> G;
         for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i) {

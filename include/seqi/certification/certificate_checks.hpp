@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/core/progress.hpp"
 
 namespace seqi {
 
@@ -17,7 +18,9 @@ void add_shape_checks(Certificate& cert, bool required);
 void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs);
 
 // Lemma P on the tokens just before the collapse block of our construction (lem:P).
-void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute);
+// progress (nullable) counts the sequences checked.
+void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute,
+                       Progress* progress = nullptr);
 
 // Snapshot of the first few sequences (for the certificate's figures).
 PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
@@ -25,9 +28,9 @@ PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
 // Max bits and a snapshot of the tokens at the end of a phase.
 void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase);
 
-// Applies blocks [from, to) exactly, recording each phase end.
+// Applies blocks [from, to) exactly, recording each phase end; progress (nullable) counts blocks.
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to);
+                      std::size_t to, Progress* progress = nullptr);
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
 
