@@ -66,13 +66,13 @@ TokenState enclosure_centres(const CarriedForward& carried) {
 }
 
 void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& carried,
-                      const std::optional<std::string>& carry_failure) {
+                      const std::optional<std::string>& carry_failure, const Execution& exec = {}) {
   std::vector<std::vector<Point>> outputs;
   auto failure = carry_failure ? carry_failure : exact_outputs(carried, outputs);
   if (!failure) record_phase_end(cert, enclosure_centres(carried), "interpolation");
   cert.add({"softmax enclosures carried exactly through every later layer", "lem:direction-carrying", !failure, true,
             failure ? *failure : "every output is an exact rational point"});
-  if (!failure) add_interpolation_check(cert, data, outputs);
+  if (!failure) add_interpolation_check(cert, data, outputs, exec);
 }
 
 void record_double_cross_check(SoftmaxFacts& facts, const DoubleCrossCheck& dbl) {
@@ -85,7 +85,7 @@ void record_double_cross_check(SoftmaxFacts& facts, const DoubleCrossCheck& dbl)
 }  // namespace
 
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                         Progress* progress) {
+                                         const Execution& exec) {
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
@@ -99,14 +99,14 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   // Everything below evaluates the collapse through the recorded v and a: establish that first.
   if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
 
-  ExactForward pass(inputs_of(data));
+  ExactForward pass(inputs_of(data), exec.threads);
   record_phase_end(cert, pass.state(), "input");
-  progress_phase(progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
-  run_exact_blocks(cert, pass, built.model, 0, collapse, progress);
+  progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
+  run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
-  progress_phase(progress, "certifying: Lemma P (sequences)", data.pairs.size());
-  add_lemma_p_check(cert, pass.state(), built, opt.brute, progress);
+  progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
+  add_lemma_p_check(cert, pass.state(), built, opt.brute, exec);
   cert.stats = pass.stats();
   if (!cert.lemma_p->ok || inexact) return cert.conclude(), cert;
 
@@ -138,9 +138,9 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   CarriedForward carried(pass.state(), facts.precision);
   const auto& X = pass.state();
   std::optional<std::string> collapse_failure;
-  progress_phase(progress, "certifying: softmax collapse enclosures (sequences)", X.sequences());
+  progress_phase(exec.progress, "certifying: softmax collapse enclosures (sequences)", X.sequences());
   for (std::size_t j = 0; j < X.sequences(); ++j) {
-    progress_advance(progress);
+    progress_advance(exec.progress);
     std::optional<Rational> radius;
     if (!opt.brute) {
       radius = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked, facts.precision)
@@ -175,12 +175,13 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
             outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
                                      " <= df = " + approx_decimal(df)});
-  progress_phase(progress, "certifying: carrying the enclosures through the later blocks", 0);
+  progress_phase(exec.progress, "certifying: carrying the enclosures through the later blocks", 0);
   add_carry_checks(cert, data, carried,
                    collapse_failure ? collapse_failure
-                                    : carry_through(carried, built.model, collapse, true, facts.tau_checked));
+                                    : carry_through(carried, built.model, collapse, true, facts.tau_checked),
+                   exec);
 
-  progress_phase(progress, "certifying: float64 cross-checks", 0);
+  progress_phase(exec.progress, "certifying: float64 cross-checks", 0);
   const auto dbl = double_softmax_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse,
                                               lp.attends);
   record_double_cross_check(facts, dbl);

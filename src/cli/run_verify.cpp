@@ -10,7 +10,8 @@
 #include "seqi/certification/certificate.hpp"
 #include "seqi/certification/general_models.hpp"
 #include "seqi/cli/run.hpp"
-#include "seqi/core/progress.hpp"
+#include "seqi/core/execution.hpp"
+#include "seqi/core/parallel.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_file.hpp"
 #include "seqi/io/sha256.hpp"
@@ -94,7 +95,8 @@ GeneralOptions general_options(const VerifyOptions& opt) {
 }
 
 Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
-                    const std::string& dataset_sha256, RunInfo& run, Progress* progress) {
+                    const std::string& dataset_sha256, RunInfo& run, const Execution& exec) {
+  Progress* progress = exec.progress;
   if (!opt.model_path.empty()) {
     const auto loaded = load_model(opt.model_path, opt.model_metadata);
     const auto& model = loaded.model;
@@ -110,8 +112,8 @@ Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralO
   }
   progress_phase(progress, "building the transformer (phases S, P, C, I)", 0);
   const auto built = build_interpolating_transformer(data, opt.seed);
-  Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so, progress)
-                                 : certify_construction_hardmax(data, built, opt.brute, progress);
+  Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so, exec)
+                                 : certify_construction_hardmax(data, built, opt.brute, exec);
   progress_phase(progress, "writing the results", 0);
   if (!opt.save_model_path.empty())
     save_model(built.model, opt.save_model_path,
@@ -164,7 +166,8 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
     const Dataset data = read_dataset_once(opt, dataset_sha256);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    Certificate cert = certify(opt, so, go, data, dataset_sha256, run, progress ? &*progress : nullptr);
+    const Execution exec{progress ? &*progress : nullptr, opt.threads ? opt.threads : all_cores()};
+    Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
     if (!opt.report_path.empty()) write_report(opt, cert, run, data, dataset_sha256, err);

@@ -50,6 +50,10 @@ int verify_main(int argc, char** argv) {
                "report phase, done/total, rate and ETA on stderr once the run takes over 2 s (the default when "
                "stderr is a terminal); never on stdout");
   app.add_option("--progress-delay", opt.progress_delay_ms, "milliseconds before the progress report starts (default 2000)");
+  app.add_option("--threads", opt.threads,
+                 "threads for the per-sequence certification work (default: every core); the output does not "
+                 "depend on it")
+      ->check(CLI::Range(1u, 1024u));
   std::string seed_text = "1";
   app.add_option("--seed", seed_text, "seed of the generic choices, 0 to 2^64-1 (recorded in the output)");
   app.add_option("dataset", opt.dataset_path, "dataset JSON file")->required();

@@ -22,7 +22,8 @@ Progress::Progress(std::ostream& out, bool terminal, Clock::duration delay, Cloc
 Progress::~Progress() { finish(); }
 
 void Progress::phase(std::string name, std::size_t total) {
-  finish();
+  const std::lock_guard lock(mutex_);
+  finish_locked();
   name_ = std::move(name);
   total_ = total;
   done_ = 0;
@@ -34,6 +35,7 @@ void Progress::phase(std::string name, std::size_t total) {
 }
 
 void Progress::advance(std::size_t steps) {
+  const std::lock_guard lock(mutex_);
   if (!open_) return;
   done_ += steps;
   const auto now = Clock::now();
@@ -41,6 +43,11 @@ void Progress::advance(std::size_t steps) {
 }
 
 void Progress::finish() {
+  const std::lock_guard lock(mutex_);
+  finish_locked();
+}
+
+void Progress::finish_locked() {
   if (!open_) return;
   const auto now = Clock::now();
   if (shown_ || now - created_ >= delay_) {

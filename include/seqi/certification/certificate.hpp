@@ -12,7 +12,7 @@
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
 #include "seqi/construction/construction.hpp"
-#include "seqi/core/progress.hpp"
+#include "seqi/core/execution.hpp"
 #include "seqi/model/setting.hpp"
 
 namespace seqi {
@@ -86,9 +86,9 @@ std::size_t max_coordinate_bits(const TokenState& s);
 
 // Exact hardmax certification of our construction (Thm 1.6). `brute` recomputes every
 // attention score for Lemma P instead of using the O(n d) bounds.
-// progress (nullable): the phases of the certification, with blocks and sequences counted.
+// exec: progress of the phases (blocks and sequences counted) and threads for per-sequence work.
 Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
-                                         Progress* progress = nullptr);
+                                         const Execution& exec = {});
 
 struct SoftmaxOptions {
   std::optional<Rational> tau;  // default: tau_star_lower / 2 (1 when tau* is unbounded)
@@ -99,7 +99,7 @@ struct SoftmaxOptions {
 // Softmax certification of our construction (Thm 1.8): certified tau* lower bound, then
 // enclosures at tau carried exactly through the flat hats.
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                         Progress* progress = nullptr);
+                                         const Execution& exec = {});
 
 // Softmax verification of any model at a given tau (opt.tau required): certifies what the
 // carried-direction enclosures can certify, and says where they cannot.

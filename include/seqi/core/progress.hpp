@@ -3,11 +3,13 @@
 // Nothing is written before `delay` has passed since the Progress was made, so short runs
 // stay silent; afterwards at most one line per `interval`, plus the line of each finished
 // phase. On a terminal the line is redrawn in place ('\r'); otherwise each report is a line.
-// Not thread-safe: phase() and advance() are called from one thread.
+// phase() and finish() are called from the thread that runs the phases; advance() may be
+// called from worker threads too (it takes a lock).
 #pragma once
 #include <chrono>
 #include <cstddef>
 #include <iosfwd>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -32,7 +34,9 @@ class Progress {
 
  private:
   void report(Clock::time_point now);
+  void finish_locked();
 
+  std::mutex mutex_;
   std::ostream& out_;
   bool terminal_;
   Clock::duration delay_, interval_;
