@@ -10,6 +10,7 @@
 #include "seqi/certification/float_run_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
 #include "seqi/numbers/bit_limit.hpp"
+#include "seqi/core/parallel.hpp"
 
 namespace seqi {
 namespace {
@@ -139,14 +140,17 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   const auto& X = pass.state();
   std::optional<std::string> collapse_failure;
   progress_phase(exec.progress, "certifying: softmax collapse enclosures (sequences)", X.sequences());
-  for (std::size_t j = 0; j < X.sequences(); ++j) {
+  // Per sequence (on exec.threads threads): the O(1) radius, or nullopt where it exceeds df.
+  std::vector<std::optional<Rational>> radii(X.sequences());
+  for_each_index(X.sequences(), exec.threads, [&](std::size_t j) {
     progress_advance(exec.progress);
-    std::optional<Rational> radius;
-    if (!opt.brute) {
-      radius = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked, facts.precision)
-                            : Rational(0);
-      if (*radius > df) radius.reset();
-    }
+    if (opt.brute) return;
+    Rational r = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked, facts.precision)
+                              : Rational(0);
+    if (r <= df) radii[j] = std::move(r);
+  });
+  for (std::size_t j = 0; j < X.sequences(); ++j) {
+    const std::optional<Rational>& radius = radii[j];
     if (!radius) {
       ++facts.sequences_refined;
       if (auto f = carried.apply_attention_to(sa, facts.tau_checked, j); f && !collapse_failure)
