@@ -114,7 +114,6 @@ Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralO
   const auto built = build_interpolating_transformer(data, opt.seed);
   Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so, exec)
                                  : certify_construction_hardmax(data, built, opt.brute, exec);
-  progress_phase(progress, "writing the results", 0);
   if (!opt.save_model_path.empty())
     save_model(built.model, opt.save_model_path,
                {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256});
@@ -170,8 +169,8 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
     Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
+    progress.reset();  // its last line ends before the report's messages and the summary
     if (!opt.report_path.empty()) write_report(opt, cert, run, data, dataset_sha256, err);
-    progress.reset();  // its last line ends before the summary
     if (opt.json)
       out << summary_json(cert, run).dump(2) << "\n";
     else

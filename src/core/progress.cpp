@@ -17,9 +17,28 @@ std::string fixed1(double x) {
 }  // namespace
 
 Progress::Progress(std::ostream& out, bool terminal, Clock::duration delay, Clock::duration interval)
-    : out_(out), terminal_(terminal), delay_(delay), interval_(interval), created_(Clock::now()) {}
+    : out_(out), terminal_(terminal), delay_(delay), interval_(interval), created_(Clock::now()) {
+  ticker_ = std::thread([this] { tick(); });
+}
 
-Progress::~Progress() { finish(); }
+Progress::~Progress() {
+  {
+    const std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  ticker_.join();
+  finish();
+}
+
+void Progress::tick() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, interval_);
+    const auto now = Clock::now();
+    if (!stop_ && open_ && now - created_ >= delay_ && (!shown_ || now - last_report_ >= interval_)) report(now);
+  }
+}
 
 void Progress::phase(std::string name, std::size_t total) {
   const std::lock_guard lock(mutex_);

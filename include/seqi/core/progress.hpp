@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstddef>
 #include <iosfwd>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <utility>
 
@@ -35,8 +37,11 @@ class Progress {
  private:
   void report(Clock::time_point now);
   void finish_locked();
+  void tick();  // the ticker thread: a line per interval while a phase is open
 
   std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
   std::ostream& out_;
   bool terminal_;
   Clock::duration delay_, interval_;
@@ -46,6 +51,7 @@ class Progress {
   bool open_ = false;           // a phase is running
   bool shown_ = false;          // the current phase has been reported at least once
   bool line_pending_ = false;   // terminal: a '\r' line is drawn without its newline
+  std::thread ticker_;          // started last, joined first
 };
 
 // One-line helpers for the nullable pointer the engine passes down.
