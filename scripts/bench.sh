@@ -19,3 +19,8 @@ build/verify import fashion-mnist --patch 7 --count 4000 --task classify -o buil
 build/verify import fashion-mnist --patch 7 --count 1000 --task inpaint --mask 4 -o build/bench-data/fm-inpaint1000.json > /dev/null
 build/seqi_bench --conditioning datasets/words-300.json build/bench-data/fm1000.json build/bench-data/fm4000.json \
   build/bench-data/fm-inpaint1000.json
+# verify end to end on 1 and 2 threads (--threads; output identical, only the time differs).
+for t in 1 2; do
+  /usr/bin/time -f "verify --exact --threads $t, Fashion-MNIST 1000 images: %e s, %M KiB peak" \
+    build/verify --exact --threads "$t" build/bench-data/fm1000.json > /dev/null
+done

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "seqi/certification/certificate_checks.hpp"
+#include "seqi/core/parallel.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
@@ -44,26 +45,30 @@ void add_shape_checks(Certificate& cert, bool required) {
             count_detail(c.params, "<=", c.params_bound)});
 }
 
-void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs) {
+void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs,
+                             const Execution& exec) {
+  std::vector<SequenceOutcome> outcomes(data.pairs.size());
+  for_each_index(outcomes.size(), exec.threads,
+                 [&](std::size_t j) { outcomes[j] = compare_as_sets(outputs[j], data.pairs[j].output); });
   std::size_t failures = 0;
   std::string first;
-  for (std::size_t j = 0; j < data.pairs.size(); ++j) {
-    auto outcome = compare_as_sets(outputs[j], data.pairs[j].output);
-    if (!outcome.matches && failures++ == 0) first = "sequence " + std::to_string(j + 1) + ": " + outcome.detail;
-    cert.sequences.push_back(std::move(outcome));
+  for (std::size_t j = 0; j < outcomes.size(); ++j) {
+    if (!outcomes[j].matches && failures++ == 0) first = "sequence " + std::to_string(j + 1) + ": " + outcomes[j].detail;
+    cert.sequences.push_back(std::move(outcomes[j]));
   }
   cert.add({"exact forward pass: T(X_j) = Y_j as sets for every j", "lem:interpolation", failures == 0, true,
             failures == 0 ? std::to_string(data.pairs.size()) + " of " + std::to_string(data.pairs.size()) + " sequences"
                           : std::to_string(failures) + " sequences differ; first: " + first});
 }
 
-void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute) {
+void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute,
+                       const Execution& exec) {
   const auto& sa = built.model.blocks[built.record.collapse_block].sa;
   const bool scaled_identity = sa.A.terms.empty() && sa.A.alpha > 0;
   const auto& a = built.record.interpolation.a;
   cert.lemma_p = !scaled_identity ? LemmaPResult{false, "collapse attention is not alpha*I, alpha > 0", {}, {}, {}}
-                 : brute          ? check_lemma_p_brute(before_collapse, built.record.placement, sa.A.alpha, a)
-                                  : check_lemma_p(before_collapse, built.record.placement, sa.A.alpha, a);
+                 : brute          ? check_lemma_p_brute(before_collapse, built.record.placement, sa.A.alpha, a, exec)
+                                  : check_lemma_p(before_collapse, built.record.placement, sa.A.alpha, a, exec);
   cert.add({std::string("Lemma P: unique best scores before the collapse") + (brute ? " (all scores)" : " (bounds)"),
             "lem:P", cert.lemma_p->ok, true, cert.lemma_p->ok ? "all sequences" : cert.lemma_p->failure});
 }
@@ -85,11 +90,12 @@ void record_phase_end(Certificate& cert, const TokenState& s, const std::string&
 }
 
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to) {
+                      std::size_t to, const Execution& exec) {
   const auto& blocks = model.blocks;
   for (std::size_t b = from; b < to; ++b) {
     pass.apply_block(blocks[b]);
     if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, phase_name(blocks[b].phase), *w);
+    progress_advance(exec.progress);
     if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase)
       record_phase_end(cert, pass.state(), phase_name(blocks[b].phase));
   }

@@ -4,7 +4,8 @@
 #include "seqi/certification/float_run_check.hpp"
 
 namespace seqi {
-Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute) {
+Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
+                                         const Execution& exec) {
   Certificate cert;
   cert.setting = Setting::hardmax;
   cert.record = built.record;
@@ -18,16 +19,19 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
 
-  ExactForward pass(inputs_of(data));
+  ExactForward pass(inputs_of(data), exec.threads);
   record_phase_end(cert, pass.state(), "input");
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
   cert.conditioning = weight_conditioning(built.model, collapse);
-  run_exact_blocks(cert, pass, built.model, 0, collapse);
+  progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
+  run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
-  add_lemma_p_check(cert, pass.state(), built, brute);
+  progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
+  add_lemma_p_check(cert, pass.state(), built, brute, exec);
   add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);
+  progress_phase(exec.progress, "certifying: exact forward pass from the collapse (blocks)", blocks.size() - collapse);
   if (cert.lemma_p->ok)  // each argmax is unique and known (lem:P)
     pass.apply_attention_with_proven_argmax(blocks[collapse].sa, cert.lemma_p->attends);
   else
@@ -35,12 +39,15 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   cert.snapshots.push_back(snapshot_of(pass.state(), "collapse"));
   pass.apply_feed_forward(blocks[collapse].ff);
   if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, "interpolation", *w);
-  run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size());
-  add_interpolation_check(cert, data, outputs_of(pass.state()));
+  progress_advance(exec.progress);
+  run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size(), exec);
+  add_interpolation_check(cert, data, outputs_of(pass.state()), exec);
+  progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl = double_cross_check(built.model, data, std::nullopt, collapse,
                                       cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{});
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
+  progress_phase(exec.progress, "certifying: float64 run of the model", 0);
   add_float_run_check(cert, data, built.model, Setting::hardmax);
   cert.conclude();
   return cert;

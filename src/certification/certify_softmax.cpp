@@ -10,6 +10,7 @@
 #include "seqi/certification/float_run_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
 #include "seqi/numbers/bit_limit.hpp"
+#include "seqi/core/parallel.hpp"
 
 namespace seqi {
 namespace {
@@ -66,18 +67,19 @@ TokenState enclosure_centres(const CarriedForward& carried) {
 }
 
 void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& carried,
-                      const std::optional<std::string>& carry_failure) {
+                      const std::optional<std::string>& carry_failure, const Execution& exec = {}) {
   std::vector<std::vector<Point>> outputs;
   auto failure = carry_failure ? carry_failure : exact_outputs(carried, outputs);
   if (!failure) record_phase_end(cert, enclosure_centres(carried), "interpolation");
   cert.add({"softmax enclosures carried exactly through every later layer", "lem:direction-carrying", !failure, true,
             failure ? *failure : "every output is an exact rational point"});
-  if (!failure) add_interpolation_check(cert, data, outputs);
+  if (!failure) add_interpolation_check(cert, data, outputs, exec);
 }
 
 }  // namespace
 
-Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt) {
+Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
+                                         const Execution& exec) {
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
@@ -92,12 +94,14 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   // Everything below evaluates the collapse through the recorded v and a: establish that first.
   if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
 
-  ExactForward pass(inputs_of(data));
+  ExactForward pass(inputs_of(data), exec.threads);
   record_phase_end(cert, pass.state(), "input");
-  run_exact_blocks(cert, pass, built.model, 0, collapse);
+  progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
+  run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
-  add_lemma_p_check(cert, pass.state(), built, opt.brute);
+  progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
+  add_lemma_p_check(cert, pass.state(), built, opt.brute, exec);
   add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);
   cert.stats = pass.stats();
   if (!cert.lemma_p->ok || inexact) return cert.conclude(), cert;
@@ -130,13 +134,18 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   CarriedForward carried(pass.state(), facts.precision);
   const auto& X = pass.state();
   std::optional<std::string> collapse_failure;
+  progress_phase(exec.progress, "certifying: softmax collapse enclosures (sequences)", X.sequences());
+  // Per sequence (on exec.threads threads): the O(1) radius, or nullopt where it exceeds df.
+  std::vector<std::optional<Rational>> radii(X.sequences());
+  for_each_index(X.sequences(), exec.threads, [&](std::size_t j) {
+    progress_advance(exec.progress);
+    if (opt.brute) return;
+    Rational r = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked, facts.precision)
+                              : Rational(0);
+    if (r <= df) radii[j] = std::move(r);
+  });
   for (std::size_t j = 0; j < X.sequences(); ++j) {
-    std::optional<Rational> radius;
-    if (!opt.brute) {
-      radius = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked, facts.precision)
-                            : Rational(0);
-      if (*radius > df) radius.reset();
-    }
+    const std::optional<Rational>& radius = radii[j];
     if (!radius) {
       ++facts.sequences_refined;
       if (auto f = carried.apply_attention_to(sa, facts.tau_checked, j); f && !collapse_failure)
@@ -165,10 +174,13 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
             outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
                                      " <= df = " + approx_decimal(df)});
+  progress_phase(exec.progress, "certifying: carrying the enclosures through the later blocks", 0);
   add_carry_checks(cert, data, carried,
                    collapse_failure ? collapse_failure
-                                    : carry_through(carried, built.model, collapse, true, facts.tau_checked));
+                                    : carry_through(carried, built.model, collapse, true, facts.tau_checked),
+                   exec);
 
+  progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl = double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse, lp.attends);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   add_float_run_check(cert, data, built.model, Setting::softmax, facts.tau_checked, facts.precision);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <variant>
 
+#include "seqi/core/parallel.hpp"
+
 namespace seqi {
 namespace {
 
@@ -50,23 +52,29 @@ void keep_min(std::optional<Rational>& m, const Rational& x) {
 using MarginOrFailure = std::variant<std::optional<Rational>, std::string>;
 
 // Leaders in place, the claimed attention (leader 1 for non-leaders, itself for leaders),
-// then each sequence's margin (scaled by alpha > 0) and spread.
+// then each sequence's margin (scaled by alpha > 0) and spread, sequences on exec.threads
+// threads; the first failing sequence (in order) is reported, whatever the thread count.
 template <class MarginOf>
 LemmaPResult check_each_sequence(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a,
-                                 MarginOf margin_of) {
+                                 const Execution& exec, MarginOf margin_of) {
   std::vector<bool> is_leader;
   if (auto why = leaders_in_place(c, p, is_leader); !why.empty()) return failed(why);
   LemmaPResult res;
   res.attends.resize(c.tokens.size());
   for (std::size_t j = 0; j < c.sequences(); ++j)
     for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i) res.attends[i] = is_leader[i] ? i : p.leaders[j][0];
-  for (std::size_t j = 0; j < c.sequences(); ++j) {
-    auto m = margin_of(j, is_leader, res.attends);
+  std::vector<MarginOrFailure> margin(c.sequences());
+  res.spread.resize(c.sequences());
+  for_each_index(c.sequences(), exec.threads, [&](std::size_t j) {
+    margin[j] = margin_of(j, is_leader, res.attends);
+    res.spread[j] = spread_of(c, j, a);
+    progress_advance(exec.progress);
+  });
+  for (auto& m : margin) {
     if (auto* why = std::get_if<std::string>(&m)) return failed(*why);
-    auto G = std::get<std::optional<Rational>>(m);
-    if (G) G = *G * alpha;
-    res.margin.push_back(G);
-    res.spread.push_back(spread_of(c, j, a));
+    auto& G = std::get<std::optional<Rational>>(m);
+    if (G) *G *= alpha;
+    res.margin.push_back(std::move(G));
   }
   res.ok = true;
   return res;
@@ -74,9 +82,10 @@ LemmaPResult check_each_sequence(const TokenState& c, const PlacementRecord& p, 
 
 }  // namespace
 
-LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a) {
+LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a,
+                           const Execution& exec) {
   return check_each_sequence(
-      c, p, alpha, a,
+      c, p, alpha, a, exec,
       [&](std::size_t j, const std::vector<bool>& is_leader, const std::vector<std::size_t>&) -> MarginOrFailure {
         const Point& P1 = p.placed[j][0];
         std::vector<std::size_t> others;  // non-leaders
@@ -143,9 +152,10 @@ LemmaPResult check_lemma_p(const TokenState& c, const PlacementRecord& p, const 
       });
 }
 
-LemmaPResult check_lemma_p_brute(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a) {
+LemmaPResult check_lemma_p_brute(const TokenState& c, const PlacementRecord& p, const Rational& alpha, const Point& a,
+                                 const Execution& exec) {
   return check_each_sequence(
-      c, p, alpha, a,
+      c, p, alpha, a, exec,
       [&](std::size_t j, const std::vector<bool>&, const std::vector<std::size_t>& attends) -> MarginOrFailure {
         std::optional<Rational> G;
         for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i) {

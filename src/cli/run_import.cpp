@@ -28,16 +28,23 @@ int run_import(int argc, char** argv) {
       "column); task classify (output: label embedding) or inpaint (output: the masked patches)");
   // Integers are taken as text and checked by unsigned_option_value: "-7" is refused as typed.
   std::string patch_text, count_text, mask_text = "0", seed_text = "1";
-  std::string task, images = kFashionMnistTrainImages, labels = kFashionMnistTrainLabels;
+  std::string task, split = "train", images, labels;
   fm->add_option("--patch", patch_text, "patch side p (must divide 28: 1, 2, 4, 7, 14, 28)")->required();
-  fm->add_option("--count", count_text, "number of images drawn (seeded, without replacement)")->required();
+  fm->add_option("--count", count_text,
+                 "number of images drawn (seeded, without replacement), or all (every image with a distinct input)")
+      ->required();
+  fm->add_option("--split", split,
+                 "train (60,000 images), test (10,000) or all (train then test: test image k has index 60000 + k)")
+      ->check(CLI::IsMember({"train", "test", "all"}))
+      ->capture_default_str();
   fm->add_option("--task", task, "classify or inpaint")->required()->check(CLI::IsMember({"classify", "inpaint"}));
   auto* mask_opt = fm->add_option("--mask", mask_text, "inpaint: number of patches removed from each image");
   fm->add_option("--seed", seed_text, "seed of the image selection and of the masks (recorded in the name)")
       ->capture_default_str();
-  fm->add_option("--images", images, "IDX image file (.gz or plain)")->capture_default_str();
-  auto* labels_opt =
-      fm->add_option("--labels", labels, "IDX label file (.gz or plain; classify only)")->capture_default_str();
+  auto* images_opt = fm->add_option("--images", images,
+                                    "IDX image file (.gz or plain; default: the --split file of Debian's "
+                                    "dataset-fashion-mnist in /usr/share/datasets/fashion-mnist)");
+  auto* labels_opt = fm->add_option("--labels", labels, "IDX label file (.gz or plain; classify only)");
   fm->add_option("-o,--output", output, "dataset JSON file to write")->required();
 
   auto* np = app.add_subcommand("npy", "NumPy .npy arrays: inputs [total, d] with lengths [N] (or [N, n, d]), "
@@ -54,12 +61,26 @@ int run_import(int argc, char** argv) {
   try {
     if (output.empty()) throw InputError("-o was given an empty file name (an unset variable?); give a path");
     std::vector<NamedPath> inputs;
-    if (fm->parsed())
-      inputs = {{"--images", images}, {"--labels", labels}};
-    else
+    std::vector<IdxSource> sources;
+    if (fm->parsed()) {
+      if (split == "all" && (images_opt->count() || labels_opt->count())) {
+        std::cerr << "verify import: --images and --labels name one file each; with --split all the package's "
+                     "train and test files are read (use --split train or test with your own files)\n";
+        return kBadInput;
+      }
+      if (split != "test") sources.push_back({kFashionMnistTrainImages, kFashionMnistTrainLabels});
+      if (split != "train") sources.push_back({kFashionMnistTestImages, kFashionMnistTestLabels});
+      if (images_opt->count()) sources.front().images = images;
+      if (labels_opt->count()) sources.front().labels = labels;
+      for (const auto& s : sources) {
+        inputs.push_back({"--images", s.images});
+        inputs.push_back({"--labels", s.labels});
+      }
+    } else {
       for (const auto& [role, path] : {std::pair{"--inputs", &inputs_path}, std::pair{"--lengths", &lengths},
                                         std::pair{"--outputs", &outputs}, std::pair{"--output-lengths", &output_lengths}})
         if (!path->empty()) inputs.push_back({role, *path});
+    }
     refuse_outputs_onto_inputs({{"-o", output}}, inputs);
     Dataset data;
     if (fm->parsed()) {
@@ -79,15 +100,22 @@ int run_import(int argc, char** argv) {
       const std::pair<const char*, const std::string*> integers[] = {
           {"--patch", &patch_text}, {"--count", &count_text}, {"--mask", &mask_text}, {"--seed", &seed_text}};
       for (std::size_t k = 0; k < 4; ++k) {
+        if (k == 1 && count_text == "all") {
+          value[k] = kAllImages;
+          continue;
+        }
         const auto v = unsigned_option_value(*integers[k].second);
         if (!v) {
           std::cerr << "verify import: " << integers[k].first << " " << quote_value(*integers[k].second)
-                    << ": expected a non-negative integer (0 to 18446744073709551615)\n";
+                    << ": expected a non-negative integer (0 to 18446744073709551615)"
+                    << (k == 1 ? " or all" : "") << "\n";
           return kBadInput;
         }
         value[k] = *v;
       }
-      data = import_fashion_mnist(images, labels, value[0], value[1], task, value[2], value[3]);
+      if (task == "inpaint")
+        for (auto& s : sources) s.labels.clear();
+      data = import_fashion_mnist(sources, split, value[0], value[1], task, value[2], value[3]);
     } else {
       data = import_npy(inputs_path, lengths, outputs, output_lengths);
     }

@@ -2,6 +2,7 @@
 #include <ctime>
 #include <filesystem>
 #include <new>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <vector>
@@ -9,6 +10,8 @@
 #include "seqi/certification/certificate.hpp"
 #include "seqi/certification/general_models.hpp"
 #include "seqi/cli/run.hpp"
+#include "seqi/core/execution.hpp"
+#include "seqi/core/parallel.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_file.hpp"
 #include "seqi/io/sha256.hpp"
@@ -92,7 +95,8 @@ GeneralOptions general_options(const VerifyOptions& opt) {
 }
 
 Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
-                    const std::string& dataset_sha256, RunInfo& run) {
+                    const std::string& dataset_sha256, RunInfo& run, const Execution& exec) {
+  Progress* progress = exec.progress;
   if (!opt.model_path.empty()) {
     const auto loaded = load_model(opt.model_path, opt.model_metadata);
     const auto& model = loaded.model;
@@ -100,14 +104,16 @@ Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralO
       throw InputError(opt.model_path + ": model dimension " + std::to_string(model.dimension) +
                        " differs from the dataset's dimension " + std::to_string(data.dimension));
     run.model_path = opt.model_path;
+    progress_phase(progress, "certifying the model of " + opt.model_path, 0);
     if (!opt.softmax) return certify_general_hardmax(data, model, go);
     if (!go.tau) go.tau = loaded.tau;  // the temperature a .safetensors file records
     if (!go.tau) throw InputError("--softmax --model needs --tau: a user's model has no certified tau*");
     return certify_general_softmax(data, model, go);
   }
+  progress_phase(progress, "building the transformer (phases S, P, C, I)", 0);
   const auto built = build_interpolating_transformer(data, opt.seed);
-  Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so)
-                                 : certify_construction_hardmax(data, built, opt.brute);
+  Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so, exec)
+                                 : certify_construction_hardmax(data, built, opt.brute, exec);
   if (!opt.save_model_path.empty())
     save_model(built.model, opt.save_model_path,
                {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256});
@@ -148,6 +154,10 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256) {
 
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
   try {
+    std::optional<Progress> progress;  // declared first: its last line ends before any error message
+    if (opt.progress)
+      progress.emplace(err, opt.progress_terminal, std::chrono::milliseconds(opt.progress_delay_ms));
+    progress_phase(progress ? &*progress : nullptr, "reading the dataset", 0);
     const SoftmaxOptions so = checked_softmax_options(opt);
     const GeneralOptions go = general_options(opt);
     check_paths(opt);
@@ -155,9 +165,11 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
     const Dataset data = read_dataset_once(opt, dataset_sha256);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    Certificate cert = certify(opt, so, go, data, dataset_sha256, run);
+    const Execution exec{progress ? &*progress : nullptr, opt.threads ? opt.threads : all_cores()};
+    Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
+    progress.reset();  // its last line ends before the report's messages and the summary
     if (!opt.report_path.empty()) write_report(opt, cert, run, data, dataset_sha256, err);
     if (opt.json)
       out << summary_json(cert, run).dump(2) << "\n";

@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <string>
+#include <unistd.h>
 
 #include "parse_args.hpp"
 #include "seqi/cli/run.hpp"
@@ -44,6 +45,15 @@ int verify_main(int argc, char** argv) {
   app.add_flag("--pdf", opt.pdf, "also run pdflatex on the report");
   app.add_flag("--json", opt.json, "print the summary as one JSON object");
   app.add_flag("--brute", opt.brute, "Lemma P from all O(n^2 d) attention scores instead of O(n d) bounds");
+  bool progress = false;
+  app.add_flag("--progress", progress,
+               "report phase, done/total, rate and ETA on stderr once the run takes over 2 s (the default when "
+               "stderr is a terminal); never on stdout");
+  app.add_option("--progress-delay", opt.progress_delay_ms, "milliseconds before the progress report starts (default 2000)");
+  app.add_option("--threads", opt.threads,
+                 "threads for the per-sequence certification work (default: every core); the output does not "
+                 "depend on it")
+      ->check(CLI::Range(1u, 1024u));
   std::string seed_text = "1";
   app.add_option("--seed", seed_text, "seed of the generic choices, 0 to 2^64-1 (recorded in the output)");
   app.add_option("dataset", opt.dataset_path, "dataset JSON file")->required();
@@ -86,6 +96,8 @@ int verify_main(int argc, char** argv) {
       std::cerr << "verify: " << message << "\n";
       return kBadInput;
     }
+  opt.progress_terminal = isatty(STDERR_FILENO) == 1;
+  opt.progress = progress || opt.progress_terminal;
   return run_verify(opt, std::cout, std::cerr);
 }
 

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
+#include "seqi/core/parallel.hpp"
 #include "seqi/forward/sparse_feed_forward.hpp"
 #include "seqi/numbers/bit_limit.hpp"
 
@@ -14,28 +16,34 @@ void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
     ++stats_.attention_layers_skipped;
     return;
   }
-  for (std::size_t j = 0; j < state_.sequences(); ++j) {
+  // Sequence j reads and writes only its own tokens.
+  for_each_index(state_.sequences(), threads_, [&](std::size_t j) {
     auto first = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j]);
     auto last = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j + 1]);
     TokenList<Rational> X(first, last);
     X = apply_hardmax(sa, X);
     for (std::size_t i = 0; i < X.size(); ++i) check_bits(X[i], state_.begin[j] + i);
     std::move(X.begin(), X.end(), first);
-  }
+  });
   index_.invalidate();
 }
 
 void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Rational>& sa,
                                                       const std::vector<std::size_t>& attends) {
-  // V x_att once per attended token: many tokens attend to the same leader.
+  // V x_att once per attended token: many tokens attend to the same leader. A token attends
+  // within its own sequence, so sequence j touches only its own slots of value and out.
   std::vector<std::optional<Point>> value(state_.tokens.size());
   std::vector<Point> out(state_.tokens.size());
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    auto& v = value[attends[i]];
-    if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
-    out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
-    check_bits(out[i], i);
-  }
+  for_each_index(state_.sequences(), threads_, [&](std::size_t j) {
+    for (std::size_t i = state_.begin[j]; i < state_.begin[j + 1]; ++i) {
+      if (attends[i] < state_.begin[j] || attends[i] >= state_.begin[j + 1])
+        throw std::invalid_argument("apply_attention_with_proven_argmax: a token attends outside its sequence");
+      auto& v = value[attends[i]];
+      if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
+      out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
+      check_bits(out[i], i);
+    }
+  });
   state_.tokens = std::move(out);
   index_.invalidate();
 }

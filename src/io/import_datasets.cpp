@@ -48,9 +48,60 @@ struct PatchGrid {
   int dimension() const { return static_cast<int>(p * p + 2); }
 };
 
+std::string joined_paths(const std::vector<IdxSource>& sources, std::string IdxSource::*file) {
+  std::string s;
+  for (std::size_t k = 0; k < sources.size(); ++k) s += (k ? " + " : "") + sources[k].*file;
+  return s;
+}
+
+// The images of every source, in order, as one [count, rows, cols] array (rows and cols equal
+// across sources); sizes[k] = the image count of source k.
+IdxArray read_images(const std::vector<IdxSource>& sources, std::vector<std::size_t>& sizes) {
+  IdxArray all;
+  for (const auto& source : sources) {
+    IdxArray a = read_idx(source.images);
+    if (a.dims.size() != 3)
+      throw InputError(source.images + ": expected an IDX image file of rank 3 [count, rows, cols] (magic "
+                       "0x00000803), got rank " + std::to_string(a.dims.size()) + ". Did you swap --images and --labels?");
+    if (all.dims.empty()) {
+      all.dims = {0, a.dims[1], a.dims[2]};
+    } else if (a.dims[1] != all.dims[1] || a.dims[2] != all.dims[2]) {
+      throw InputError(source.images + ": images of " + std::to_string(a.dims[1]) + " x " + std::to_string(a.dims[2]) +
+                       " pixels, but " + sources.front().images + " has " + std::to_string(all.dims[1]) + " x " +
+                       std::to_string(all.dims[2]) + "; the files of one import must have the same image size.");
+    }
+    all.dims[0] += a.dims[0];
+    sizes.push_back(a.dims[0]);
+    all.data.insert(all.data.end(), a.data.begin(), a.data.end());
+  }
+  return all;
+}
+
+// The labels of every source, in order; source k must have sizes[k] labels.
+std::vector<std::uint8_t> read_labels(const std::vector<IdxSource>& sources, const std::vector<std::size_t>& sizes) {
+  std::vector<std::uint8_t> all;
+  for (std::size_t k = 0; k < sources.size(); ++k) {
+    const std::string& path = sources[k].labels;
+    const IdxArray labels = read_idx(path);
+    if (labels.dims.size() != 1)
+      throw InputError(path + ": expected an IDX label file of rank 1 [count] (magic 0x00000801), got rank " +
+                       std::to_string(labels.dims.size()) + ". Did you swap --images and --labels?");
+    if (labels.dims[0] != sizes[k])
+      throw InputError(path + ": has " + std::to_string(labels.dims[0]) + " labels but " + sources[k].images +
+                       " has " + std::to_string(sizes[k]) + " images; give the label file of the same set.");
+    all.insert(all.end(), labels.data.begin(), labels.data.end());
+  }
+  return all;
+}
+
 }  // namespace
 
 Dataset import_fashion_mnist(const std::string& images_idx, const std::string& labels_idx, std::size_t patch,
+                             std::size_t count, const std::string& task, std::size_t mask, std::uint64_t seed) {
+  return import_fashion_mnist({{images_idx, labels_idx}}, "train", patch, count, task, mask, seed);
+}
+
+Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::string& split, std::size_t patch,
                              std::size_t count, const std::string& task, std::size_t mask, std::uint64_t seed) {
   const bool classify = task == "classify";
   if (!classify && task != "inpaint")
@@ -62,10 +113,11 @@ Dataset import_fashion_mnist(const std::string& images_idx, const std::string& l
   if (count == 0) throw InputError("--count 0: import at least one image.");
   if (patch == 0) throw InputError("--patch 0: the patch side must be at least 1.");
 
-  const IdxArray images = read_idx(images_idx);
-  if (images.dims.size() != 3)
-    throw InputError(images_idx + ": expected an IDX image file of rank 3 [count, rows, cols] (magic 0x00000803), "
-                     "got rank " + std::to_string(images.dims.size()) + ". Did you swap --images and --labels?");
+  if (sources.empty()) throw InputError("no IDX image file to import from.");
+  const std::string images_idx = joined_paths(sources, &IdxSource::images);
+  const std::string labels_idx = joined_paths(sources, &IdxSource::labels);
+  std::vector<std::size_t> sizes;
+  const IdxArray images = read_images(sources, sizes);
   const std::size_t total = images.dims[0];
   PatchGrid g{patch, images.dims[1], images.dims[2], 0, 0};
   if (g.rows % patch != 0 || g.cols % patch != 0)
@@ -79,20 +131,14 @@ Dataset import_fashion_mnist(const std::string& images_idx, const std::string& l
                      " patches of side " + std::to_string(patch) + "; the output (" + std::to_string(mask) +
                      " masked patches) may not outnumber the remaining input patches (H5: m <= n), so choose "
                      "--mask <= " + std::to_string(g.patches() / 2) + ".");
+  const bool all_images = count == kAllImages;
+  if (all_images) count = total;
   if (count > total)
     throw InputError(images_idx + ": --count " + std::to_string(count) + " exceeds the " + std::to_string(total) +
                      " images in the file.");
 
-  IdxArray labels;
-  if (classify) {
-    labels = read_idx(labels_idx);
-    if (labels.dims.size() != 1)
-      throw InputError(labels_idx + ": expected an IDX label file of rank 1 [count] (magic 0x00000801), got rank " +
-                       std::to_string(labels.dims.size()) + ". Did you swap --images and --labels?");
-    if (labels.dims[0] != total)
-      throw InputError(labels_idx + ": has " + std::to_string(labels.dims[0]) + " labels but " + images_idx +
-                       " has " + std::to_string(total) + " images; give the label file of the same set.");
-  }
+  std::vector<std::uint8_t> labels;
+  if (classify) labels = read_labels(sources, sizes);
 
   std::array<Rational, 256> pixel;
   for (int k = 0; k < 256; ++k) pixel[static_cast<std::size_t>(k)] = Rational(k, 255);
@@ -121,8 +167,9 @@ Dataset import_fashion_mnist(const std::string& images_idx, const std::string& l
   Dataset data;
   data.dimension = d;
   data.name = "fashion-mnist task=" + task + " patch=" + std::to_string(patch) +
-              (classify ? std::string() : " mask=" + std::to_string(mask)) + " count=" + std::to_string(count) +
-              " seed=" + std::to_string(seed);
+              (classify ? std::string() : " mask=" + std::to_string(mask)) +
+              " count=" + (all_images ? std::string("all") : std::to_string(count)) +
+              (split == "train" ? std::string() : " split=" + split) + " seed=" + std::to_string(seed);
 
   struct Taken {
     std::size_t pair, image;
@@ -156,7 +203,7 @@ Dataset import_fashion_mnist(const std::string& images_idx, const std::string& l
     for (std::size_t q = 0; q < g.patches(); ++q)
       (masked[q] ? pair.output : pair.input).push_back(token(i, q, masked[q] ? out_key : in_key));
     if (classify) {
-      const std::uint8_t label = labels.data[i];
+      const std::uint8_t label = labels[i];
       Point e = Point::Constant(d, Rational(0));
       e[0] = Rational(static_cast<long>(label) + 1);
       pair.output.push_back(std::move(e));
@@ -170,8 +217,8 @@ Dataset import_fashion_mnist(const std::string& images_idx, const std::string& l
       (same ? repeats : conflicts)++;
       if (skip_notes.size() < 20) {
         std::string what = same ? "and the same output: a repeat, skipped (H3)"
-                                : classify ? "but label " + std::to_string(labels.data[i]) + " instead of " +
-                                                 std::to_string(labels.data[first.image]) +
+                                : classify ? "but label " + std::to_string(labels[i]) + " instead of " +
+                                                 std::to_string(labels[first.image]) +
                                                  ": conflicting duplicate, skipped (H3)"
                                            : "but different masked patches: conflicting duplicate, skipped (H3)";
         skip_notes.push_back("image " + std::to_string(i) + " has the same input set as image " +
@@ -202,8 +249,13 @@ Dataset import_fashion_mnist(const std::string& images_idx, const std::string& l
                          " conflicting duplicate images (H3)");
   if (data.pairs.size() < count)
     data.notes.push_back("only " + std::to_string(data.pairs.size()) + " images with distinct input sets in " +
-                         images_idx + "; fewer pairs than --count " + std::to_string(count));
-  data.notes.push_back("images (0-based indices into " + std::filesystem::path(images_idx).filename().string() +
+                         images_idx + "; fewer pairs than --count " +
+                         (all_images ? "all (" + std::to_string(count) + " images)" : std::to_string(count)));
+  std::string files;
+  for (std::size_t k = 0; k < sources.size(); ++k)
+    files += (k ? " then " : "") + std::filesystem::path(sources[k].images).filename().string() +
+             (sources.size() > 1 ? " (" + std::to_string(sizes[k]) + ")" : std::string());
+  data.notes.push_back("images (0-based indices into " + files +
                        ", in pair order): " + list_indices(used));
   check_hypotheses(data, images_idx);
   return data;

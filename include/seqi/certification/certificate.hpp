@@ -13,6 +13,7 @@
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
 #include "seqi/construction/construction.hpp"
+#include "seqi/core/execution.hpp"
 #include "seqi/model/setting.hpp"
 
 namespace seqi {
@@ -83,7 +84,9 @@ std::size_t max_coordinate_bits(const TokenState& s);
 
 // Exact hardmax certification of our construction (Thm 1.6). `brute` recomputes every
 // attention score for Lemma P instead of using the O(n d) bounds.
-Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute);
+// exec: progress of the phases (blocks and sequences counted) and threads for per-sequence work.
+Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
+                                         const Execution& exec = {});
 
 struct SoftmaxOptions {
   std::optional<Rational> tau;  // default: tau_star_lower / 2 (1 when tau* is unbounded)
@@ -93,7 +96,8 @@ struct SoftmaxOptions {
 
 // Softmax certification of our construction (Thm 1.8): certified tau* lower bound, then
 // enclosures at tau carried exactly through the flat hats.
-Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt);
+Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
+                                         const Execution& exec = {});
 
 // Exact hardmax verification of any model (e.g. a user's): T(X_j) = Y_j for every j.
 Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rational>& model);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/core/execution.hpp"
 
 namespace seqi {
 
@@ -14,10 +15,14 @@ void add_shape_checks(Certificate& cert, bool required);
 
 // Per-sequence outcomes and the check T(X_j) = Y_j (lem:interpolation); outputs[j] are the
 // final tokens of sequence j.
-void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs);
+// Sequences compared on exec.threads threads.
+void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs,
+                             const Execution& exec = {});
 
 // Lemma P on the tokens just before the collapse block of our construction (lem:P).
-void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute);
+// exec: sequences counted on its progress, checked on its threads.
+void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute,
+                       const Execution& exec = {});
 
 // Snapshot of the first few sequences (for the certificate's figures).
 PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
@@ -25,9 +30,9 @@ PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
 // Max bits and a snapshot of the tokens at the end of a phase.
 void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase);
 
-// Applies blocks [from, to) exactly, recording each phase end.
+// Applies blocks [from, to) exactly, recording each phase end; counts blocks on exec.progress.
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to);
+                      std::size_t to, const Execution& exec = {});
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
 

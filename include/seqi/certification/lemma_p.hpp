@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "seqi/construction/construction.hpp"
+#include "seqi/core/execution.hpp"
 
 namespace seqi {
 
@@ -23,10 +24,10 @@ struct LemmaPResult {
 // O(n d) per sequence: the exact inequalities of lem:P (AM-GM, Cauchy-Schwarz and
 // lem:circle-neighbours bounds). Checks that every leader stands at its place.
 LemmaPResult check_lemma_p(const TokenState& before_collapse, const PlacementRecord& placement,
-                           const Rational& alpha, const Point& a);
+                           const Rational& alpha, const Point& a, const Execution& exec = {});
 
 // O(n^2 d) per sequence: every score computed exactly; the margin is the exact gap.
 LemmaPResult check_lemma_p_brute(const TokenState& before_collapse, const PlacementRecord& placement,
-                                 const Rational& alpha, const Point& a);
+                                 const Rational& alpha, const Point& a, const Execution& exec = {});
 
 }  // namespace seqi

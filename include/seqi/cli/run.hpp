@@ -23,6 +23,10 @@ struct VerifyOptions {
   std::optional<std::string> tolerance;  // --model: certify Hausdorff distance <= this exact rational
   unsigned refinements = 3;              // --model --softmax: precision doublings after the first pass
   unsigned branch_limit = 4;             // --model --softmax: undecided ReLUs per token and layer branched on
+  bool progress = false;                 // report phases on the error stream (--progress, or it is a terminal)
+  bool progress_terminal = false;        // the error stream is a terminal: redraw one line in place
+  unsigned progress_delay_ms = 2000;     // silent until the run has taken this long
+  unsigned threads = 0;                  // per-sequence certification work; 0: every core
 };
 
 // 3: out of memory (std::bad_alloc, or GMP could not allocate): the input may be valid but

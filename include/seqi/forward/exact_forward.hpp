@@ -25,7 +25,9 @@ struct ForwardStats {
 // block, counted by feed-forward layers applied, sequence and token).
 class ExactForward {
  public:
-  explicit ExactForward(TokenState initial) : state_(std::move(initial)) {}
+  // Attention layers run their sequences on `threads` threads (the state after each layer,
+  // and any BitLimitExceeded thrown, do not depend on the thread count).
+  explicit ExactForward(TokenState initial, unsigned threads = 1) : state_(std::move(initial)), threads_(threads) {}
 
   void apply_attention(const SelfAttention<Rational>& sa);
   void apply_feed_forward(const FeedForward<Rational>& ff);
@@ -53,6 +55,7 @@ class ExactForward {
   ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction
   std::size_t blocks_done_ = 0;  // feed-forward layers applied (each block ends with one)
   std::optional<Rational> last_relative_window_;
+  unsigned threads_ = 1;
 };
 
 }  // namespace seqi

@@ -21,8 +21,12 @@
 //     (H3) is skipped with a note: a repeat when its output is equal too, a conflict when it is
 //     not (e.g. identical images with different labels); the next image in the random order is
 //     drawn instead, so the dataset has `count` pairs unless the file runs out of distinct ones.
-//   * The dataset name records the task, patch, mask, count and seed; the notes record the
-//     source files, the token layout and the indices of the images used.
+//   * Several IDX sources (e.g. --split all: the training set, then the test set) are read as
+//     one set of images, indexed in source order (the test images of --split all are 60000
+//     to 69999); count kAllImages takes every image with a distinct input set.
+//   * The dataset name records the task, patch, mask, count (or "all"), the split (unless it is
+//     the default, train) and seed; the notes record the source files, the token layout and
+//     the indices of the images used.
 //
 // NumPy (.npy files, read exactly by read_npy):
 //   * inputs: [total_tokens, d] with `lengths` a 1-D integer array [N] of the n_j (sequence j
@@ -31,7 +35,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "seqi/core/dataset.hpp"
 #include "seqi/core/input_error.hpp"
@@ -44,10 +50,27 @@ inline constexpr const char* kFashionMnistTrainImages =
 inline constexpr const char* kFashionMnistTrainLabels =
     "/usr/share/datasets/fashion-mnist/train-labels-idx1-ubyte.gz";
 
+// The test set of the same package.
+inline constexpr const char* kFashionMnistTestImages = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
+inline constexpr const char* kFashionMnistTestLabels = "/usr/share/datasets/fashion-mnist/t10k-labels-idx1-ubyte.gz";
+
+// An IDX image file and its label file (labels unused, may be empty, for inpaint).
+struct IdxSource {
+  std::string images, labels;
+};
+
+// --count all.
+inline constexpr std::size_t kAllImages = std::numeric_limits<std::size_t>::max();
+
 // task: "classify" (mask must be 0; labels_idx is read) or "inpaint" (mask >= 1; labels_idx
 // is not read and may be empty). Throws InputError naming the file or the argument at fault.
 // The result satisfies check_hypotheses.
 Dataset import_fashion_mnist(const std::string& images_idx, const std::string& labels_idx, std::size_t patch,
+                             std::size_t count, const std::string& task, std::size_t mask, std::uint64_t seed);
+
+// The images of every source, in order, as one set. `split` names the selection in the
+// dataset name ("train" is left out: the name of the one-file import above).
+Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::string& split, std::size_t patch,
                              std::size_t count, const std::string& task, std::size_t mask, std::uint64_t seed);
 
 // Empty `lengths` / `output_lengths` select the 3-D layouts. Throws InputError naming the file
