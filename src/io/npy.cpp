@@ -279,68 +279,6 @@ Layout parse_layout(std::string_view bytes, const std::string& path) {
 
 }  // namespace
 
-namespace {
-
-// Where the values of a .npy file are, after every check that needs no value.
-struct Layout {
-  NpyHeader header;
-  DType type;
-  std::size_t data_start = 0, count = 0;
-};
-
-Layout parse_layout(std::string_view bytes, const std::string& path) {
-  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
-  if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    fail(path, "wrong magic: a .npy file starts with the 6 bytes \\x93NUMPY. Is this a .npy file "
-               "(not .npz, text or pickle)? Write it with numpy.save.");
-  if (bytes.size() < 10) fail(path, "truncated: the file ends inside the .npy preamble.");
-  const int major = u[6], minor = u[7];
-  std::size_t header_len = 0, header_start = 0;
-  if (major == 1) {
-    header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8);
-    header_start = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) fail(path, "truncated: the file ends inside the .npy preamble.");
-    header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8) | (std::size_t{u[10]} << 16) |
-                 (std::size_t{u[11]} << 24);
-    header_start = 12;
-  } else {
-    fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
-                   " (supported: 1.0, 2.0, 3.0).");
-  }
-  if (bytes.size() - header_start < header_len)
-    fail(path, "truncated: the header announces " + std::to_string(header_len) + " bytes but the file has only " +
-                   std::to_string(bytes.size() - header_start) + " after the preamble.");
-  const std::string_view header_text(bytes.data() + header_start, header_len);
-  if (major < 3)  // latin-1 header: only ASCII is meaningful
-    for (unsigned char c : header_text)
-      if (c >= 0x80) fail(path, "malformed .npy header: non-ASCII byte in a version 1/2 header.");
-  const Header h = HeaderParser(header_text, path).parse();
-  if (h.fortran_order)
-    fail(path, "fortran_order is True; only C-order arrays are supported. Save numpy.ascontiguousarray(x).");
-  const DType t = parse_dtype(h, path);
-
-  std::size_t count = 1;
-  for (std::size_t dim : h.shape) {
-    if (dim != 0 && count > std::numeric_limits<std::size_t>::max() / dim)
-      fail(path, "the shape in the header describes too many elements.");
-    count *= dim;
-  }
-  const std::size_t data_start = header_start + header_len;
-  const std::size_t available = bytes.size() - data_start;
-  if (count > available / static_cast<std::size_t>(t.size))
-    fail(path, "truncated: the header announces shape " + shape_text(h.shape) + " of '" + h.descr + "' = " +
-                   std::to_string(count) + " values (" + std::to_string(t.size) + " bytes each) but only " +
-                   std::to_string(available) + " data bytes follow.");
-  if (available != count * static_cast<std::size_t>(t.size))
-    fail(path, "has " + std::to_string(available - count * static_cast<std::size_t>(t.size)) +
-                   " bytes after the data announced by its header; the file is not a single .npy array.");
-
-  return {{h.shape, h.descr}, t, data_start, count};
-}
-
-}  // namespace
-
 NpyHeader npy_header(std::string_view bytes, const std::string& path) { return parse_layout(bytes, path).header; }
 
 NpyArray read_npy(const std::string& path) { return decode_npy(read_file_limited(path, kMaxNpyFileBytes, ".npy"), path); }

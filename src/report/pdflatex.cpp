@@ -27,7 +27,7 @@ std::string find_on_path(const std::string& name) {
   while (start <= dirs.size()) {
     const std::size_t end = std::min(dirs.find(':', start), dirs.size());
     const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
+    std::string candidate = dir + "/" + name;
     if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) return candidate;
     start = end + 1;
   }
