@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "seqi/numbers/thread_caches.hpp"
+
 namespace seqi {
 
 // Calls f(j) once for every j in [0, n), on min(threads, n) threads (threads 0 or 1: in the
@@ -41,7 +43,11 @@ void for_each_index(std::size_t n, unsigned threads, F&& f) {
     }
   };
   std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  for (std::size_t w = 1; w < workers; ++w)
+    pool.emplace_back([&work, w] {
+      work(w);
+      release_thread_number_caches();
+    });
   work(0);
   for (auto& t : pool) t.join();
   const auto first = std::min_element(error_index.begin(), error_index.end()) - error_index.begin();
