@@ -208,8 +208,8 @@ BOOST_AUTO_TEST_CASE(deeply_nested_model_values_are_refused_without_recursion) {
   const std::string deep = std::string(50000, '[') + std::string(50000, ']');
   for (const std::string& where : {std::string("format"), std::string("dimension"), std::string("blocks")}) {
     BOOST_TEST_CONTEXT(where) {
-      json stub = {{"format", "seqi-transformer"}, {"version", 1}, {"dimension", 2}, {"blocks", json::array()}};
-      std::string text = stub.dump();
+      json minimal_model = {{"format", "seqi-transformer"}, {"version", 1}, {"dimension", 2}, {"blocks", json::array()}};
+      std::string text = minimal_model.dump();
       const std::string key = "\"" + where + "\":";
       const auto at = text.find(key) + key.size();
       const auto end = text.find_first_of(",}", at);

@@ -2,17 +2,9 @@
 
 #include <cstdio>
 
+#include "seqi/numbers/display.hpp"
+
 namespace seqi {
-
-namespace {
-
-std::string sci(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
-
-}  // namespace
 
 void add_float_run_check(Certificate& cert, const Dataset& data, const Transformer<Rational>& model,
                          Setting kind, const Rational& tau, unsigned precision) {
@@ -20,7 +12,7 @@ void add_float_run_check(Certificate& cert, const Dataset& data, const Transform
   cert.add({"float64 run of the rounded weights (a claim beside the exact certificate): every decision equals the "
             "exact one, outputs within delta",
             "lem:float-run", f.certified, false,
-            f.certified ? "delta = " + sci(f.delta) + " (relative " + sci(f.relative_delta) + "); " +
+            f.certified ? "delta = " + three_digits(f.delta) + " (relative " + three_digits(f.relative_delta) + "); " +
                               std::to_string(f.decisions) + " decisions shown, " + std::to_string(f.kinks) +
                               " ReLUs at an exact kink"
                         : "could not be shown at " + f.failure});

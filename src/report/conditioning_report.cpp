@@ -3,14 +3,10 @@
 #include <cstdio>
 #include <sstream>
 
+#include "seqi/numbers/display.hpp"
+
 namespace seqi {
 namespace {
-
-std::string sci(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", x);
-  return buf;
-}
 
 std::string margin(const std::optional<Rational>& m) { return m ? approx_decimal(*m, 3) : std::string("n/a"); }
 
@@ -19,9 +15,9 @@ nlohmann::json exact_or_null(const std::optional<Rational>& m) {
 }
 
 std::string run_text(const FloatRun& r) {
-  return r.scalar + " " + r.rule + ": max relative Hausdorff distance " + sci(r.max_relative_hausdorff) + ", " +
+  return r.scalar + " " + r.rule + ": max relative Hausdorff distance " + three_digits(r.max_relative_hausdorff) + ", " +
          std::to_string(r.sequences_off_target) + " of " + std::to_string(r.sequences_checked) +
-         " sequences above " + sci(r.tolerance) + ", " + std::to_string(r.wrong_leader) + " wrong-leader tokens, " +
+         " sequences above " + three_digits(r.tolerance) + ", " + std::to_string(r.wrong_leader) + " wrong-leader tokens, " +
          std::to_string(r.nonfinite) + " non-finite outputs" +
          (r.sequences_checked < r.sequences ? " (work budget: first " + std::to_string(r.sequences_checked) + " of " +
                                                   std::to_string(r.sequences) + " sequences)"

@@ -17,8 +17,8 @@ namespace fs = std::filesystem;
 // The layout resource with its \input of the data file.
 std::string layout_text(const std::string& data_file_name) {
   std::string text(kCertificateLayout);
-  const std::string placeholder = "SEQI-DATA-FILE";
-  text.replace(text.find(placeholder), placeholder.size(), data_file_name);
+  const std::string data_file_marker = "SEQI-DATA-FILE";  // in the layout resource
+  text.replace(text.find(data_file_marker), data_file_marker.size(), data_file_name);
   return text;
 }
 

@@ -7,6 +7,8 @@
 #include "seqi/io/quote_value.hpp"
 #include "seqi/report/general_summary.hpp"
 
+#include "seqi/numbers/display.hpp"
+
 namespace seqi {
 
 namespace {
@@ -19,13 +21,6 @@ std::string phases_text(const Counts& c) {
     s += (s.empty() ? "" : ", ") + std::string(p) + " " + std::to_string(it->second);
   }
   return s;
-}
-
-std::string fmt_sci(double x) {
-  std::ostringstream o;
-  o.precision(3);
-  o << x;
-  return o.str();
 }
 
 }  // namespace
@@ -69,8 +64,8 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
   if (cert.float_run) {  // lem:float-run: a claim beside the exact result, never part of it
     const FloatRunFacts& f = *cert.float_run;
     o << "float64:   " << (f.certified ? "shown (lem:float-run): every decision of the float64 run of the rounded "
-                                         "weights equals the exact one; outputs within delta = " + fmt_sci(f.delta) +
-                                         " (relative " + fmt_sci(f.relative_delta) + ") of the exact outputs"
+                                         "weights equals the exact one; outputs within delta = " + three_digits(f.delta) +
+                                         " (relative " + three_digits(f.relative_delta) + ") of the exact outputs"
                                        : "not shown (lem:float-run): " + f.failure)
       << "\n";
   }
