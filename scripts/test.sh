@@ -5,10 +5,11 @@
 # --quick skips clang-tidy, the sanitizer build and the fuzzer (for local iteration only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-SEQI_WERROR=ON scripts/build.sh
-(cd build && ctest --output-on-failure -j"$(nproc)" --label-exclude long)
+stage() { local t0=$SECONDS; "$@"; echo "== stage '$*': $((SECONDS - t0)) s (total $SECONDS s)"; }
+stage scripts/install-deps.sh
+SEQI_WERROR=ON stage scripts/build.sh
+(cd build && stage ctest --output-on-failure -j"$(nproc)" --label-exclude long)
 if [ "${1:-}" != "--quick" ]; then
-  scripts/tidy.sh
-  scripts/sanitize-and-fuzz.sh 60
+  stage scripts/tidy.sh
+  stage scripts/sanitize-and-fuzz.sh 60
 fi
