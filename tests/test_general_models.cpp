@@ -18,6 +18,7 @@
 #include <boost/multiprecision/mpfr.hpp>
 #include <nlohmann/json.hpp>
 
+#include "seqi/certification/bisection.hpp"
 #include "seqi/certification/distance_enclosure.hpp"
 #include "seqi/forward/general_attention.hpp"
 #include "seqi/forward/general_feed_forward.hpp"
@@ -584,12 +585,65 @@ BOOST_AUTO_TEST_CASE(refinement_raises_precision_until_decided_and_reports_an_ex
   BOOST_TEST(refined.general->sequences_refined == 1u);
   BOOST_TEST(refined.general->budget_exhausted == 0u);
   opt.refinements = 0;
+  opt.bisections = 0;
   const Certificate spent = certify_general_softmax(one_pair(d, X, Y), model, opt);
   BOOST_TEST(!spent.verified);
   BOOST_TEST(verdict0(spent) == "undecided within budget");
   BOOST_TEST(spent.general->budget_exhausted == 1u);
   BOOST_TEST(spent.general->sequences[0].detail.find("output token") != std::string::npos);
   BOOST_TEST(spent.general->sequences[0].detail.find("block") != std::string::npos, spent.general->sequences[0].detail);
+  BOOST_TEST(spent.general->sequences[0].bisection_cells == 0u);
+  // With bisection the same budget runs cells; rounding at 16 bits is what is too wide, so
+  // the cells do not decide it either, and the report says so.
+  opt.bisections = 3;
+  const Certificate cells = certify_general_softmax(one_pair(d, X, Y), model, opt);
+  BOOST_TEST(verdict0(cells) == "undecided within budget");
+  BOOST_TEST(cells.general->sequences[0].bisection_cells == 4u);
+  BOOST_TEST(cells.general->sequences_bisected == 1u);
+  BOOST_TEST(cells.general->sequences[0].detail.find("4 bisection cells") != std::string::npos,
+             cells.general->sequences[0].detail);
+}
+
+// lem:bisection: the union of the cells' distance enclosures holds the true distance, and a
+// verdict decided on it agrees with the independent replay.
+BOOST_AUTO_TEST_CASE(bisection_cells_cover_the_true_distance) {
+  TestRng r{{std::mt19937_64(base_seed("bisection"))}};
+  std::size_t bisected = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const int d = static_cast<int>(r.integer(2, 5));
+    const Transformer<Rational> model = random_model(r, d, static_cast<std::size_t>(r.integer(1, 4)));
+    const Rational tau = q(1, 2);
+    const Sequence X = random_tokens(r, d, static_cast<std::size_t>(r.integer(2, 8)));
+    const auto O = softmax_forward_hp(model, X, tau);
+    Sequence Y = targets_near(O);
+    if (r.integer(0, 1)) Y[0][0] += q(1, 1000);  // half the trials: a target off by 1e-3
+    const Hp h2 = hausdorff_sq_hp(O, Y);
+    const Rational delta = q(1, 10000);
+    BOOST_TEST_CONTEXT("trial " << trial) {
+      const auto b = bisect_sequence(model, SequencePair{X, Y}, tau, 20, 0, delta, 6);
+      if (!b) continue;  // an exact pass
+      ++bisected;
+      BOOST_TEST(between_hp(b->distance.hausdorff_sq_lo, b->distance.hausdorff_sq_hi, h2));
+      if (b->verdict == SequenceVerdict::within_delta) BOOST_TEST(h2 <= hp(delta * delta));
+      if (b->verdict == SequenceVerdict::not_interpolating) BOOST_TEST(h2 > hp(delta * delta));
+      BOOST_TEST(b->cells >= 1u);
+      BOOST_TEST(b->cells <= 7u);
+    }
+  }
+  std::cout << "bisection: " << bisected << " of 12 sequences had enclosures to split\n";
+  BOOST_TEST(bisected > 6u);
+}
+
+BOOST_AUTO_TEST_CASE(union_of_distance_enclosures_is_endpointwise) {
+  DistanceEnclosure a{q(1, 10), q(3, 10), q(1, 20), q(2, 10), "token 1", 0};
+  DistanceEnclosure b{q(2, 10), q(5, 10), q(1, 30), q(1, 10), "token 2", 1};
+  const DistanceEnclosure u = union_of(a, b);
+  BOOST_TEST(u.hausdorff_sq_lo == q(1, 10));
+  BOOST_TEST(u.hausdorff_sq_hi == q(5, 10));
+  BOOST_TEST(u.loss_lo == q(1, 30));
+  BOOST_TEST(u.loss_hi == q(2, 10));
+  BOOST_TEST(u.witness == "token 1");  // the weaker lower bound's witness
+  BOOST_TEST(u.widest_token == 1u);
 }
 
 // ---- the CLI: --tolerance on a user's model ---------------------------------------------------

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/certification/general_models.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/sha256.hpp"
@@ -220,6 +221,54 @@ BOOST_AUTO_TEST_CASE(hardmax_tiny_certificate_compiles) { certify_and_compile("t
 BOOST_AUTO_TEST_CASE(hardmax_shared_tokens_certificate_compiles) { certify_and_compile("shared-tokens.json", false); }
 
 BOOST_AUTO_TEST_CASE(softmax_certificate_compiles_and_shows_tau_star) { certify_and_compile("tiny-d2.json", true); }
+
+// A given model (lem:general-verdict): the claim names the tolerance, each row its verdict and
+// squared-distance enclosure, and the learning bound is the tolerance form (lem:param-norm-tolerance)
+// unless every sequence is exact.
+BOOST_AUTO_TEST_CASE(given_model_certificate_shows_verdicts_and_the_tolerance_bound) {
+  const std::string path = std::string(SEQI_DATASETS_DIR) + "/tiny-d2.json";
+  Dataset data = read_dataset_file(path);
+  const Construction built = build_interpolating_transformer(data, 7);
+  const Certificate built_cert = certify_construction_softmax(data, built, SoftmaxOptions{});
+  BOOST_REQUIRE(built_cert.softmax.has_value());
+  data.pairs[0].output[0][0] += Rational(1, 1000000000);  // 1e-9 off: within 1e-6, not exact
+  GeneralOptions opt;
+  opt.tau = built_cert.softmax->tau_checked;
+  opt.tolerance = Rational(1, 1000000);
+  const Certificate cert = certify_general_softmax(data, built.model, opt);
+  BOOST_REQUIRE(cert.verified);
+  BOOST_REQUIRE(cert.general.has_value());
+  BOOST_TEST(cert.general->sequences[0].verdict == "within delta");
+  TempDir dir;
+  RunInfo run = run_info(path, data, true);
+  run.model_path = "given-model.json";
+  const auto w = write_certificate(dir, "given", cert, run, data, sha256_hex_of_file(path));
+  BOOST_TEST(w.data_text.find("\\certGeneraltrue") != std::string::npos);
+  BOOST_TEST(w.data_text.find("\\certExactInterpolationfalse") != std::string::npos);
+  BOOST_TEST(macro_value(w.data_text, "certLossHi") == to_string(cert.general->loss_hi));
+  compile_or_fail(w);
+  const std::string text = pdf_text(w.pdf);
+  BOOST_TEST_INFO("PDF text: " << text.substr(0, 4000));
+  BOOST_TEST(text.find("within Hausdorff distance") != std::string::npos);
+  BOOST_TEST(text.find("compared as sets") == std::string::npos);
+  BOOST_TEST(text.find("within delta") != std::string::npos);  // the first row's verdict
+  BOOST_TEST(text.find("The given model") != std::string::npos);
+  BOOST_TEST(text.find("for information only") != std::string::npos);
+  BOOST_TEST(text.find("lem:param-norm-tolerance") != std::string::npos);
+  BOOST_TEST(text.find("not every one is certified exact") != std::string::npos);
+
+  // Hardmax, exact targets: every verdict exact, so the exact learning bound.
+  const Dataset exact_data = read_dataset_file(path);
+  const Certificate hard = certify_general_hardmax(exact_data, built.model, GeneralOptions{});
+  BOOST_REQUIRE(hard.verified);
+  const auto h = write_certificate(dir, "given-hard", hard, run, exact_data, sha256_hex_of_file(path));
+  BOOST_TEST(h.data_text.find("\\certExactInterpolationtrue") != std::string::npos);
+  compile_or_fail(h);
+  const std::string hard_text = pdf_text(h.pdf);
+  BOOST_TEST(hard_text.find("compared as sets") != std::string::npos);
+  BOOST_TEST(hard_text.find("lem:param-norm-tolerance") == std::string::npos);
+  BOOST_TEST(hard_text.find("lem:param-norm") != std::string::npos);
+}
 
 BOOST_AUTO_TEST_CASE(special_characters_in_the_name_and_a_failed_check) {
   TempDir dir;

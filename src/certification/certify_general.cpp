@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "seqi/certification/bisection.hpp"
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/distance_enclosure.hpp"
 #include "seqi/certification/double_cross_check.hpp"
@@ -76,6 +77,30 @@ std::string undecided_detail(const SequenceEnclosure& s, const DistanceEnclosure
   return d;
 }
 
+// Still undecided at the last precision r.precision: bisection cells (lem:bisection).
+GeneralSequenceReport bisected(const Transformer<Rational>& model, const SequencePair& pair, const GeneralOptions& opt,
+                               GeneralSequenceReport r) {
+  try {
+    const auto b = bisect_sequence(model, pair, *opt.tau, r.precision, opt.branch_limit, opt.tolerance, opt.bisections);
+    if (!b) return r;
+    GeneralSequenceReport s = report_of(b->distance, b->verdict);
+    s.precision = r.precision;
+    s.passes = r.passes;
+    s.branched_units = r.branched_units;
+    s.interval_units = r.interval_units;
+    s.enclosure_radius = r.enclosure_radius;
+    s.bisection_cells = b->cells;
+    s.detail = b->verdict == SequenceVerdict::undecided
+                   ? r.detail + "; still undecided after " + std::to_string(b->cells) + " bisection cells (split after block " +
+                         std::to_string(b->split_block + 1) + ")"
+                   : b->detail;
+    return s;
+  } catch (const std::overflow_error&) {
+  } catch (const std::domain_error&) {
+  }
+  return r;  // the cells' passes failed where the whole pass did not: keep the undecided report
+}
+
 // Passes at precision p, 2p, 4p, ... until the verdict is decided or the budget is spent.
 GeneralSequenceReport certify_sequence_softmax(const Transformer<Rational>& model, const SequencePair& pair,
                                                const GeneralOptions& opt) {
@@ -103,8 +128,9 @@ GeneralSequenceReport certify_sequence_softmax(const Transformer<Rational>& mode
     }
     r.precision = prec;
     r.passes = pass + 1;
-    if (r.verdict != verdict_name(SequenceVerdict::undecided)) break;
+    if (r.verdict != verdict_name(SequenceVerdict::undecided)) return r;
   }
+  if (opt.bisections > 0 && r.detail.rfind("interval", 0) != 0) return bisected(model, pair, opt, std::move(r));
   return r;
 }
 
@@ -143,10 +169,12 @@ Certificate certify_general_softmax(const Dataset& data, const Transformer<Ratio
   f.precision = opt.precision_bits;
   f.refinements = opt.refinements;
   f.branch_limit = opt.branch_limit;
+  f.bisections = opt.bisections;
   for (const auto& pair : data.pairs) {
     f.sequences.push_back(certify_sequence_softmax(model, pair, opt));
     f.sequences_refined += f.sequences.back().passes > 1;
     f.budget_exhausted += f.sequences.back().verdict == verdict_name(SequenceVerdict::undecided);
+    f.sequences_bisected += f.sequences.back().bisection_cells > 0;
   }
   conclude_general(cert, data, f);
   SoftmaxFacts sf;

@@ -89,7 +89,9 @@ GeneralOptions general_options(const VerifyOptions& opt) {
   }
   if (opt.refinements > 16) throw InputError("--refinements " + std::to_string(opt.refinements) + ": choose 0 to 16");
   if (opt.branch_limit > 12) throw InputError("--branch-limit " + std::to_string(opt.branch_limit) + ": choose 0 to 12");
+  if (opt.bisections > 256) throw InputError("--bisections " + std::to_string(opt.bisections) + ": choose 0 to 256");
   go.refinements = opt.refinements;
+  go.bisections = opt.bisections;
   go.branch_limit = opt.branch_limit;
   return go;
 }

@@ -38,6 +38,9 @@ int verify_main(int argc, char** argv) {
                  "with --model --softmax: precision doublings when a sequence is undecided (default 3)");
   app.add_option("--branch-limit", opt.branch_limit,
                  "with --model --softmax: undecided ReLUs per token and layer split into exact sign cases (default 4)");
+  app.add_option("--bisections", opt.bisections,
+                 "with --model --softmax: splits of the enclosed state when a sequence is still undecided at the "
+                 "last precision (default 8; 0 turns bisection off)");
   app.add_option("--save-model", opt.save_model_path,
                  "write the built transformer to this model file (.json exact; .safetensors: float64 in the "
                  "PyTorch layout of python/seqi_torch.py, the exact model in its metadata)");
@@ -90,6 +93,7 @@ int verify_main(int argc, char** argv) {
        "--tolerance applies to a model given with --model; a built transformer is certified exactly"},
       {(!model || !opt.softmax) && app.count("--refinements") != 0, "--refinements applies to --model --softmax"},
       {(!model || !opt.softmax) && app.count("--branch-limit") != 0, "--branch-limit applies to --model --softmax"},
+      {(!model || !opt.softmax) && app.count("--bisections") != 0, "--bisections applies to --model --softmax"},
   };
   for (const auto& [bad, message] : refused)
     if (bad) {

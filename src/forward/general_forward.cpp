@@ -9,7 +9,14 @@ SequenceEnclosure softmax_sequence_enclosure(const Transformer<Rational>& model,
   SequenceEnclosure s;
   for (const auto& x : input) s.outputs.push_back(AffineEnclosure::exact(x));
   s.inexact_since.assign(input.size(), std::nullopt);
-  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
+  advance_sequence_enclosure(model, s, 0, model.blocks.size(), tau, precision_bits, branch_limit);
+  return s;
+}
+
+void advance_sequence_enclosure(const Transformer<Rational>& model, SequenceEnclosure& s, std::size_t from,
+                                std::size_t to, const Rational& tau, unsigned precision_bits,
+                                std::size_t branch_limit) {
+  for (std::size_t b = from; b < to; ++b) {
     const auto& block = model.blocks[b];
     s.outputs = softmax_attention_enclosure(block.sa, s.outputs, tau, precision_bits);
     for (std::size_t i = 0; i < s.outputs.size(); ++i) {
@@ -27,7 +34,6 @@ SequenceEnclosure softmax_sequence_enclosure(const Transformer<Rational>& model,
       if (!s.outputs[i].is_exact() && !s.inexact_since[i]) s.inexact_since[i] = b;
     }
   }
-  return s;
 }
 
 }  // namespace seqi

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <sstream>
 
 #include "seqi/report/conditioning_report.hpp"
@@ -92,6 +93,42 @@ std::string check_status(const Check& c) {
 }
 
 }  // namespace
+
+// A given model (lem:general-verdict): the tolerance of the claim, the verdicts, the loss
+// enclosure, the refinement budget and the theorem's class (information only). The learning
+// corollary in its exact form needs every sequence exact (lem:param-norm); within a tolerance
+// it holds with the certified loss bound (lem:param-norm-tolerance).
+void define_given_model_facts(DataFile& f, const Certificate& cert) {
+  f.comment("Given model (lem:general-verdict, lem:param-norm-tolerance)");
+  const GeneralFacts* g = cert.general ? &*cert.general : nullptr;
+  bool all_exact = true;
+  std::map<std::string, std::size_t> tally;
+  if (g)
+    for (const auto& s : g->sequences) ++tally[s.verdict], all_exact = all_exact && s.verdict == "exact";
+  std::string verdicts;
+  for (const auto& [verdict, count] : tally) verdicts += (verdicts.empty() ? "" : ", ") + num(count) + " " + verdict;
+  f.flag("certGeneral", g != nullptr);
+  f.flag("certWithinTolerance", g && g->tolerance > 0);
+  f.flag("certExactInterpolation", cert.verified && all_exact);
+  const std::string na = "not applicable";
+  f.def("certTolerance", g ? to_string(g->tolerance) : na);
+  f.def("certToleranceDecimal", g ? approx_decimal(g->tolerance) : na);
+  f.def("certVerdictTally", latex_escape(verdicts.empty() ? na : verdicts));
+  f.def("certLossLo", g ? to_string(g->loss_lo) : na);
+  f.def("certLossHi", g ? to_string(g->loss_hi) : na);
+  f.def("certLossLoDecimal", g ? approx_decimal(g->loss_lo, 8) : na);
+  f.def("certLossHiDecimal", g ? approx_decimal(g->loss_hi, 8) : na);
+  f.def("certGeneralRefined", g ? num(g->sequences_refined) : na);
+  f.def("certGeneralExhausted", g ? num(g->budget_exhausted) : na);
+  f.def("certGeneralBudget", !g ? na : g->attention == "softmax"
+        ? num(g->precision) + " bits doubled up to " + num(g->refinements) + " times, " + num(g->branch_limit) +
+              " ReLUs branched per token and layer, " + num(g->bisections) + " bisections per sequence"
+        : std::string("none needed (exact arithmetic)"));
+  f.def("certGeneralClass", !g ? na : "width " + num(g->width) + (g->width_in_class ? " $\\le 4$" : " $> 4$") +
+        "; largest ranks of $A$, $V$: " + num(g->rank_A) + ", " + num(g->rank_V) +
+        (g->rank_in_class ? " (both $\\le 1$)" : " (not both $\\le 1$)"));
+  f.blank();
+}
 
 std::string certificate_data_text(const Certificate& cert, const RunInfo& run, const Dataset& data,
                                   const std::string& dataset_sha256, const std::string& date) {
@@ -197,7 +234,9 @@ std::string certificate_data_text(const Certificate& cert, const RunInfo& run, c
   f.def("certCheckList", "%\n" + checks);
   f.blank();
 
-  f.comment("Per-sequence outcomes: \\certSequence{j}{n_j}{m_j}{outcome}{tau_j bound (softmax)}{detail}");
+  define_given_model_facts(f, cert);
+  f.comment("Per-sequence outcomes: \\certSequence{j}{n_j}{m_j}{outcome}{tau_j bound (softmax) or squared Hausdorff"
+            " distance enclosure (given model)}{detail}");
   const std::size_t N = data.pairs.size();
   const bool truncated = N > kFullTableLimit;
   std::size_t matched = 0, failing = 0, shown = 0, failing_shown = 0, failing_not_shown = 0;
@@ -214,15 +253,20 @@ std::string certificate_data_text(const Certificate& cert, const RunInfo& run, c
       continue;
     }
     ++shown;
-    std::string tau = "";
+    std::string outcome = ok ? "matches" : o ? "MISMATCH" : "not checked", fifth, detail = o ? o->detail : "";
     if (cert.softmax && j < cert.softmax->tau_per_sequence.size()) {
       const auto& t = cert.softmax->tau_per_sequence[j];
-      tau = t ? approx_decimal(*t) : std::string("none");
+      fifth = t ? approx_decimal(*t) : std::string("none");
+    }
+    if (cert.general && j < cert.general->sequences.size()) {  // lem:general-verdict: verdict and enclosure
+      const auto& g = cert.general->sequences[j];
+      outcome = g.verdict;
+      fifth = "$[" + approx_decimal(g.hausdorff_sq_lo, 4) + ",\\," + approx_decimal(g.hausdorff_sq_hi, 4) + "]$";
+      detail = g.detail;
     }
     rows += "\\certSequence{" + num(j + 1) + "}{" + num(data.pairs[j].input.size()) + "}{" +
-            num(data.pairs[j].output.size()) + "}{" +
-            (ok ? std::string("matches") : o ? std::string("MISMATCH") : std::string("not checked")) + "}{" + tau +
-            "}{" + (o ? latex_escape_breakable(o->detail) : std::string()) + "}%\n";
+            num(data.pairs[j].output.size()) + "}{" + latex_escape(outcome) + "}{" + fifth + "}{" +
+            latex_escape_breakable(detail) + "}%\n";
   }
   f.def("certSequencesMatched", num(matched));
   f.def("certSequencesFailing", num(failing));

@@ -31,7 +31,8 @@ std::string general_summary_text(const GeneralFacts& f) {
     o << "refinement: " << f.sequences_refined << " of " << f.sequences.size()
       << " sequences needed more than one pass, budget exhausted on " << f.budget_exhausted << " (budget: "
       << f.precision << " bits doubled up to " << f.refinements << " times, " << f.branch_limit
-      << " ReLUs branched per token and layer)\n";
+      << " ReLUs branched per token and layer, " << f.bisections << " bisections per sequence; bisected: "
+      << f.sequences_bisected << ")\n";
   std::size_t shown = 0;
   for (std::size_t j = 0; j < f.sequences.size() && shown < 5; ++j) {
     const auto& s = f.sequences[j];
@@ -51,9 +52,11 @@ nlohmann::json general_summary_json(const GeneralFacts& f) {
   j["loss"] = {to_string(f.loss_lo), to_string(f.loss_hi)};
   j["sequences_refined"] = f.sequences_refined;
   j["budget_exhausted"] = f.budget_exhausted;
+  j["sequences_bisected"] = f.sequences_bisected;
   if (f.tau) j["tau"] = to_string(*f.tau);
   if (f.attention == "softmax")  // hardmax runs exactly: no budget
-    j["budget"] = {{"precision_bits", f.precision}, {"refinements", f.refinements}, {"branch_limit", f.branch_limit}};
+    j["budget"] = {{"precision_bits", f.precision}, {"refinements", f.refinements}, {"branch_limit", f.branch_limit},
+                   {"bisections", f.bisections}};
   j["theorem_class_information_only"] = {{"width", f.width},         {"width_at_most_4", f.width_in_class},
                                          {"rank_A", f.rank_A},       {"rank_V", f.rank_V},
                                          {"ranks_at_most_1", f.rank_in_class}};
@@ -66,7 +69,8 @@ nlohmann::json general_summary_json(const GeneralFacts& f) {
                     {"precision_bits", s.precision},
                     {"passes", s.passes},
                     {"branched_relus", s.branched_units},
-                    {"interval_relus", s.interval_units}});
+                    {"interval_relus", s.interval_units},
+                    {"bisection_cells", s.bisection_cells}});
   return j;
 }
 

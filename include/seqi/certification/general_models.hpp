@@ -16,6 +16,7 @@ struct GeneralOptions {
   unsigned precision_bits = 128; // first softmax pass
   unsigned refinements = 3;      // precision doublings after the first pass
   std::size_t branch_limit = 4;  // undecided ReLUs per token and layer split into sign cases
+  std::size_t bisections = 8;    // cell splits per sequence still undecided at the last precision
 };
 
 Certificate certify_general_hardmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt);

@@ -23,6 +23,7 @@ struct VerifyOptions {
   std::optional<std::string> tolerance;  // --model: certify Hausdorff distance <= this exact rational
   unsigned refinements = 3;              // --model --softmax: precision doublings after the first pass
   unsigned branch_limit = 4;             // --model --softmax: undecided ReLUs per token and layer branched on
+  unsigned bisections = 8;               // --model --softmax: cell splits per sequence undecided at the last precision
   bool progress = false;                 // report phases on the error stream (--progress, or it is a terminal)
   bool progress_terminal = false;        // the error stream is a terminal: redraw one line in place
   unsigned progress_delay_ms = 2000;     // silent until the run has taken this long

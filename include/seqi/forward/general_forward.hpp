@@ -22,4 +22,10 @@ struct SequenceEnclosure {
 SequenceEnclosure softmax_sequence_enclosure(const Transformer<Rational>& model, const Sequence& input,
                                              const Rational& tau, unsigned precision_bits, std::size_t branch_limit);
 
+// Applies blocks [from, to) to s, whose outputs enclose the tokens after block from - 1 (the
+// inputs when from == 0). Every token of the true state lies in its enclosure before, so after.
+void advance_sequence_enclosure(const Transformer<Rational>& model, SequenceEnclosure& s, std::size_t from,
+                                std::size_t to, const Rational& tau, unsigned precision_bits,
+                                std::size_t branch_limit);
+
 }  // namespace seqi
