@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # clang-tidy (checks in .clang-tidy: bugprone, performance, a modernize subset; warnings are
-# errors) over the library, the command line and the tools, using build/compile_commands.json.
+# errors) over the library, the command line and the tools, one unity unit per directory
+# (scripts/tidy.py says why), using build/compile_commands.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -f build/compile_commands.json ] || scripts/build.sh
-mapfile -t files < <(find src tools -name '*.cpp' | sort)
-printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 1 clang-tidy -p build --quiet 2> >(grep -v "warnings generated" >&2)
-echo "clang-tidy: ${#files[@]} files clean"
+exec /usr/bin/python3 scripts/tidy.py
