@@ -20,6 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "seqi/numbers/rational.hpp"
+#include "seqi/io/dataset_json.hpp"
+#include "distinct_targets.hpp"
 
 using namespace seqi;
 namespace fs = std::filesystem;
@@ -104,7 +106,7 @@ std::size_t count_field(const json& j, const char* key) {
 
 // N, d and sum(m) computed from the dataset file itself, not from verify's output.
 struct Shape {
-  std::size_t N = 0, d = 0, sum_m = 0;
+  std::size_t N = 0, d = 0, sum_m = 0, distinct_targets = 0;
 };
 Shape shape_of(const fs::path& p) {
   const json j = json::parse(read_file(p));
@@ -112,6 +114,7 @@ Shape shape_of(const fs::path& p) {
   s.N = j.at("pairs").size();
   s.d = j.at("dimension").get<std::size_t>();
   for (const auto& pair : j.at("pairs")) s.sum_m += pair.at("output").size();
+  s.distinct_targets = distinct_targets(seqi::read_dataset_file(p.string()));
   return s;
 }
 
@@ -138,7 +141,10 @@ void expect_hardmax_summary(const json& j, const Shape& s) {
     phases += n.get<std::size_t>();
   }
   BOOST_TEST(blocks == phases);
-  BOOST_TEST(blocks == count_field(j, "lifts") + 2 * s.sum_m);  // Thm 1.6 construction: K + 2 sum(m)
+  // One flat hat per distinct target (lem:fewer-blocks-count): K + sum(m) + D.
+  BOOST_TEST(blocks == count_field(j, "lifts") + s.sum_m + s.distinct_targets);
+  BOOST_TEST(count_field(j, "distinct_targets") == s.distinct_targets);
+  BOOST_TEST(count_field(j, "blocks_bound_construction") == count_field(j, "lifts") + s.sum_m + s.distinct_targets + 2);
   BOOST_TEST(count_field(j, "width") <= 4u);
   BOOST_TEST(count_field(j, "width") >= 1u);
   const std::size_t params = count_field(j, "params"), dense = count_field(j, "params_dense");
