@@ -32,12 +32,44 @@ std::vector<std::size_t> slots_by_target(const Dataset& data) {
   return slot;
 }
 
+namespace {
+
+// Parameters t of the circle leaders of one sequence, evenly spaced in [-1/2, 1/2] (cos <= -3/5).
+std::vector<Rational> circle_parameters(std::size_t count) {
+  std::vector<Rational> t;
+  if (count == 1) return {Rational(0)};
+  for (std::size_t k = 0; k < count; ++k)
+    t.emplace_back(Rational(2 * static_cast<long>(k) - static_cast<long>(count - 1),
+                            2 * static_cast<long>(count - 1)));
+  return t;
+}
+
+// (Almost) every target distinct: nothing worth grouping. R_j = rho_j = 9 + j h and per-sequence circles
+// with evenly spaced parameters (lem:bounded-places): the best conditioned layout.
+GroupedPlaces ungrouped_places(const Dataset& data, const Rational& h) {
+  GroupedPlaces out;
+  for (std::size_t j = 0; j < data.pairs.size(); ++j) {
+    const std::size_t m = data.pairs[j].output.size();
+    out.R.push_back(9 + h * static_cast<long>(j));
+    out.rho.push_back(out.R.back());
+    out.circle_t.push_back(m > 1 ? circle_parameters(m - 1) : std::vector<Rational>{});
+  }
+  return out;
+}
+
+}  // namespace
+
 GroupedPlaces grouped_places(const Dataset& data) {
   GroupedPlaces out;
+  const auto groups = target_groups(data);
   const auto slot = slots_by_target(data);
   const std::size_t N = data.pairs.size(), S = slot.size();
   const bool classification = S == N;  // every m_j = 1 (H5)
   const Rational h = dyadic_floor_at_most_one(Rational(9, static_cast<long>(std::max<std::size_t>(N, 9))));
+  // One flat hat per cluster costs sum(m) - D more blocks than one per target: at most 2 are
+  // within the bound K + sum(m) + D + 2, and the ungrouped circles are better conditioned.
+  const std::size_t D = S == 0 ? 0 : *std::max_element(groups.begin(), groups.end()) + 1;
+  if (!classification && S - D <= 2) return ungrouped_places(data, h);
   const Rational rho = 7, t0(5, 16), span(3, 16);
   auto t_of = [&](std::size_t s) { return t0 + span * Rational(static_cast<long>(s), static_cast<long>(S - 1)); };
   auto f = [](const Rational& t) { return (t * t + 8 * t - 1) / (t * t + 1); };  // gamma(t) + 4 sigma(t)

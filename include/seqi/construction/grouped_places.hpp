@@ -26,7 +26,8 @@ std::vector<std::size_t> target_groups(const Dataset& data);
 std::vector<std::size_t> slots_by_target(const Dataset& data);
 
 // Every m_j = 1: R_j = 9 + h * slot_j (h the largest power of two <= 9 / max(N, 9)).
-// Otherwise a = e1 + 4 e2, rho_j = 7 and slot s at t_s = 5/16 + (3/16) s / (S - 1): circle
+// At most 2 repeated targets (sum(m) - D <= 2, little to group): R_j = rho_j = 9 + j h, per-sequence circles with
+// evenly spaced t in [-1/2, 1/2]. Otherwise a = e1 + 4 e2, rho_j = 7 and slot s at t_s = 5/16 + (3/16) s / (S - 1): circle
 // leaders take t_s, leader 1 takes R_j = 7 f(t_s), f(t) = (t^2 + 8t - 1) / (t^2 + 1) = a . (gamma, sigma).
 GroupedPlaces grouped_places(const Dataset& data);
 
