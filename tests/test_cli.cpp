@@ -564,6 +564,9 @@ BOOST_AUTO_TEST_CASE(duplicate_pairs_are_merged_and_counted_once) {
   s.N = 2;
   s.d = 2;
   s.sum_m = 2;
+  const auto merged = seqi::read_dataset_file(f);  // the reader merges the duplicate pair
+  s.distinct_targets = distinct_targets(merged);
+  s.promised_runs = promised_runs(merged);
   expect_hardmax_summary(j, s);
   BOOST_TEST(j["checks"][0]["detail"].get<std::string>().find("pair 2 repeats pair 1") != std::string::npos,
              j["checks"][0]["detail"]);
