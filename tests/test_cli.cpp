@@ -20,6 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "seqi/numbers/rational.hpp"
+#include "seqi/io/dataset_json.hpp"
+#include "distinct_targets.hpp"
 
 using namespace seqi;
 namespace fs = std::filesystem;
@@ -104,7 +106,8 @@ std::size_t count_field(const json& j, const char* key) {
 
 // N, d and sum(m) computed from the dataset file itself, not from verify's output.
 struct Shape {
-  std::size_t N = 0, d = 0, sum_m = 0;
+  std::size_t N = 0, d = 0, sum_m = 0, distinct_targets = 0;
+  std::optional<std::size_t> promised_runs;  // lem:grouped-places
 };
 Shape shape_of(const fs::path& p) {
   const json j = json::parse(read_file(p));
@@ -112,6 +115,9 @@ Shape shape_of(const fs::path& p) {
   s.N = j.at("pairs").size();
   s.d = j.at("dimension").get<std::size_t>();
   for (const auto& pair : j.at("pairs")) s.sum_m += pair.at("output").size();
+  const auto data = seqi::read_dataset_file(p.string());
+  s.distinct_targets = distinct_targets(data);
+  s.promised_runs = promised_runs(data);
   return s;
 }
 
@@ -138,7 +144,11 @@ void expect_hardmax_summary(const json& j, const Shape& s) {
     phases += n.get<std::size_t>();
   }
   BOOST_TEST(blocks == phases);
-  BOOST_TEST(blocks == count_field(j, "lifts") + 2 * s.sum_m);  // Thm 1.6 construction: K + 2 sum(m)
+  // One flat hat per distinct target (lem:fewer-blocks-count): K + sum(m) + D, or at most 2 more.
+  BOOST_TEST(count_field(j, "distinct_targets") == s.distinct_targets);
+  BOOST_TEST(count_field(j, "blocks_bound_construction") == count_field(j, "lifts") + s.sum_m + s.distinct_targets + 2);
+  BOOST_TEST(blocks <= count_field(j, "blocks_bound_construction"));
+  if (s.promised_runs) BOOST_TEST(blocks == count_field(j, "lifts") + s.sum_m + *s.promised_runs);
   BOOST_TEST(count_field(j, "width") <= 4u);
   BOOST_TEST(count_field(j, "width") >= 1u);
   const std::size_t params = count_field(j, "params"), dense = count_field(j, "params_dense");
@@ -554,6 +564,9 @@ BOOST_AUTO_TEST_CASE(duplicate_pairs_are_merged_and_counted_once) {
   s.N = 2;
   s.d = 2;
   s.sum_m = 2;
+  const auto merged = seqi::read_dataset_file(f);  // the reader merges the duplicate pair
+  s.distinct_targets = distinct_targets(merged);
+  s.promised_runs = promised_runs(merged);
   expect_hardmax_summary(j, s);
   BOOST_TEST(j["checks"][0]["detail"].get<std::string>().find("pair 2 repeats pair 1") != std::string::npos,
              j["checks"][0]["detail"]);

@@ -11,10 +11,12 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   cert.record = built.record;
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
   add_shape_checks(cert, true);
+  add_block_count_checks(cert, data, built);
   const auto predicted = predicted_construction_params(cert.counts.d, cert.counts.sum_m,
                                                        built.record.separation.shift_used,
-                                                       built.record.separation.lifts);
-  cert.add({"parameters = (14d+15) sum(m) + 4d + 1 + 2d[shift] + (6d+7) K", "lem:counts",
+                                                       built.record.separation.lifts,
+                                                       built.record.interpolation.runs.size());
+  cert.add({"parameters = (6d+7)(sum(m) + K) + (8d+8) runs + 4d + 1 + 2d[shift]", "lem:fewer-blocks-count",
             cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)

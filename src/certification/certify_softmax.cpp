@@ -85,6 +85,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   cert.record = built.record;
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
   add_shape_checks(cert, true);
+  add_block_count_checks(cert, data, built);
   const std::size_t collapse = built.record.collapse_block;
   cert.conditioning = weight_conditioning(built.model, collapse);
   const auto inexact = first_inexact_attention(built.model, collapse);

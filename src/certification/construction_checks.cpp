@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "seqi/certification/certificate_checks.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
@@ -66,6 +67,45 @@ bool add_collapse_layer_check(Certificate& cert, const Construction& built) {
   return mismatch.empty();
 }
 
+namespace {
+
+// Empty when the runs partition the clusters 0..count-1; otherwise the first cluster that is
+// missing or repeated.
+std::string partition_failure(const std::vector<std::vector<std::size_t>>& runs, std::size_t count) {
+  std::vector<int> seen(count, 0);
+  for (const auto& run : runs)
+    for (std::size_t k : run) {
+      if (k >= count) return "run member " + std::to_string(k + 1) + " is not a cluster";
+      if (seen[k]++) return "cluster " + std::to_string(k + 1) + " lies in two runs";
+    }
+  for (std::size_t k = 0; k < count; ++k)
+    if (!seen[k]) return "cluster " + std::to_string(k + 1) + " lies in no run";
+  return {};
+}
+
+// Empty when every run is non-empty, has one target, lists its z increasing, and no cluster
+// outside it has z in [z_lo - 3df, z_hi + 3df] (lem:run-interpolation); otherwise what fails.
+std::string run_failure(const InterpolationRecord& rec, const std::vector<Point>& targets,
+                        const std::vector<Rational>& sorted_z) {
+  for (std::size_t u = 0; u < rec.runs.size(); ++u) {
+    const auto& run = rec.runs[u];
+    const std::string name = "run " + std::to_string(u + 1);
+    if (run.empty()) return name + " is empty";
+    for (std::size_t i = 1; i < run.size(); ++i) {
+      if (!equal_points(targets[run[i]], targets[run[0]])) return name + " mixes two targets";
+      if (!(rec.z[run[i - 1]] < rec.z[run[i]])) return name + " does not list its z increasing";
+    }
+    const Rational lo = rec.z[run.front()] - 3 * rec.df, hi = rec.z[run.back()] + 3 * rec.df;
+    const auto inside = std::upper_bound(sorted_z.begin(), sorted_z.end(), hi) -
+                        std::lower_bound(sorted_z.begin(), sorted_z.end(), lo);
+    if (static_cast<std::size_t>(inside) != run.size())
+      return name + ": another cluster's z lies within 3 df of [z_lo, z_hi]";
+  }
+  return {};
+}
+
+}  // namespace
+
 void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const Construction& built) {
   const auto& rec = built.record.interpolation;
   std::vector<Rational> z = rec.z;
@@ -76,25 +116,61 @@ void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const
   cert.add({"collapse values z_jl pairwise distinct with 4 df < g", "lem:collapse", separated, true,
             "g = " + approx_decimal(gap) + ", df = " + approx_decimal(rec.df)});
 
-  // No target placed by block i may read inside the window of a later block.
   std::vector<Point> targets;
   for (const auto& pair : data.pairs) targets.insert(targets.end(), pair.output.begin(), pair.output.end());
-  std::vector<std::size_t> position(rec.order.size());
-  for (std::size_t i = 0; i < rec.order.size(); ++i) position[rec.order[i]] = i;
-  std::vector<std::pair<Rational, std::size_t>> windows;  // (z, cluster), sorted
-  for (std::size_t k = 0; k < rec.z.size(); ++k) windows.emplace_back(rec.z[k], k);
-  std::sort(windows.begin(), windows.end());
+  std::string bad = targets.size() == rec.z.size() ? partition_failure(rec.runs, rec.z.size())
+                                                   : "the record has " + std::to_string(rec.z.size()) +
+                                                         " collapse values for " + std::to_string(targets.size()) +
+                                                         " clusters";
+  if (bad.empty()) bad = run_failure(rec, targets, z);
+  const bool runs_ok = bad.empty() && rec.order.size() == rec.runs.size();
+  if (bad.empty() && !runs_ok) bad = "the order does not list every run once";
+  cert.add({"runs: one target each, consecutive z, no other z within 3 df of a run's window", "lem:run-interpolation",
+            runs_ok, true, runs_ok ? std::to_string(rec.runs.size()) + " runs for " + std::to_string(targets.size()) +
+                                         " clusters" : bad});
+  if (!runs_ok) return;
+
+  // No target placed by block i may read inside the window of a later block.
+  std::vector<std::size_t> position(rec.order.size(), rec.order.size());
+  for (std::size_t i = 0; i < rec.order.size(); ++i)
+    if (rec.order[i] < position.size()) position[rec.order[i]] = i;
+  // Run intervals [z_lo, z_hi] are disjoint (checked above): sorted by z_lo they are sorted by
+  // z_hi too, and the windows holding a reading t form one stretch of that order.
+  std::vector<std::size_t> by_z(rec.runs.size());
+  for (std::size_t u = 0; u < by_z.size(); ++u) by_z[u] = u;
+  std::sort(by_z.begin(), by_z.end(), [&](std::size_t a, std::size_t b) { return rec.z[rec.runs[a].front()] < rec.z[rec.runs[b].front()]; });
   std::string conflict;
-  for (std::size_t k = 0; k < targets.size() && conflict.empty(); ++k) {
-    const Rational t = dot(rec.reading, targets[k]);
-    auto it = std::upper_bound(windows.begin(), windows.end(), std::pair{t - 2 * rec.df, rec.z.size()});
-    for (; it != windows.end() && it->first < t + 2 * rec.df; ++it)
-      if (it->second != k && position[it->second] > position[k])
-        conflict = "target of cluster " + std::to_string(k + 1) + " reads inside the window of the later cluster " +
-                   std::to_string(it->second + 1);
+  for (std::size_t u = 0; u < rec.runs.size() && conflict.empty(); ++u) {
+    if (position[u] == rec.order.size()) conflict = "run " + std::to_string(u + 1) + " has no block";
+    const Rational t = dot(rec.reading, targets[rec.runs[u].front()]);
+    auto it = std::partition_point(by_z.begin(), by_z.end(), [&](std::size_t w) { return rec.z[rec.runs[w].back()] + 2 * rec.df <= t; });
+    for (; it != by_z.end() && rec.z[rec.runs[*it].front()] - 2 * rec.df < t && conflict.empty(); ++it)
+      if (*it != u && position[*it] > position[u])
+        conflict = "target of run " + std::to_string(u + 1) + " reads inside the window of the later run " +
+                   std::to_string(*it + 1);
   }
-  cert.add({"flat hats ordered so that no placed target reads inside a later window", "lem:interpolation",
-            conflict.empty(), true, conflict.empty() ? std::to_string(targets.size()) + " targets" : conflict});
+  cert.add({"flat hats ordered so that no placed target reads inside a later window", "lem:run-interpolation",
+            conflict.empty(), true, conflict.empty() ? std::to_string(rec.runs.size()) + " run targets" : conflict});
+}
+
+void add_block_count_checks(Certificate& cert, const Dataset& data, const Construction& built) {
+  Counts& c = cert.counts;
+  const std::size_t K = built.record.separation.lifts, runs = built.record.interpolation.runs.size();
+  c.distinct_targets = distinct_target_count(data);
+  c.blocks_bound_grouped = K + c.sum_m + c.distinct_targets + 2;
+  const auto in_phase = [&](const char* phase) {
+    const auto it = c.blocks_by_phase.find(phase);
+    return it == c.blocks_by_phase.end() ? std::size_t(0) : it->second;
+  };
+  const bool shape = c.blocks == K + c.sum_m + runs && in_phase("interpolation") == runs;
+  cert.add({"blocks = K + sum(m) + runs, one interpolation block per run", "lem:fewer-blocks-count", shape, true,
+            std::to_string(c.blocks) + " = " + std::to_string(K) + " + " + std::to_string(c.sum_m) + " + " +
+                std::to_string(runs) + (shape ? "" : " fails (interpolation blocks: " +
+                                                         std::to_string(in_phase("interpolation")) + ")")});
+  cert.add({"blocks <= K + sum(m) + (distinct targets) + 2", "lem:fewer-blocks-count",
+            c.blocks <= c.blocks_bound_grouped, true,
+            count_detail(c.blocks, "<=", c.blocks_bound_grouped) + " (" + std::to_string(c.distinct_targets) +
+                " distinct targets)"});
 }
 
 }  // namespace seqi

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "seqi/numbers/point_set.hpp"
+
 namespace seqi {
 
 Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m) {
@@ -26,8 +28,15 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
   return c;
 }
 
-std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts) {
-  return (14 * d + 15) * sum_m + 4 * d + 1 + (shift_used ? 2 * d : 0) + (6 * d + 7) * lifts;
+std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts,
+                                          std::size_t runs) {
+  return (6 * d + 7) * (sum_m + lifts) + (8 * d + 8) * runs + 4 * d + 1 + (shift_used ? 2 * d : 0);
+}
+
+std::size_t distinct_target_count(const Dataset& data) {
+  std::vector<Point> targets;
+  for (const auto& pair : data.pairs) targets.insert(targets.end(), pair.output.begin(), pair.output.end());
+  return as_sorted_set(std::move(targets)).size();
 }
 
 }  // namespace seqi

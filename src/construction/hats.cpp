@@ -44,7 +44,12 @@ FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, cons
 
 FeedForward<Rational> flat_hat_layer(const Point& r, const Point& v, const Rational& z,
                                      const Rational& df, const Point& y) {
-  const Rational b1 = z - 2 * df, b2 = z - df, b3 = z + df, b4 = z + 2 * df;
+  return flat_run_layer(r, v, z, z, df, y);
+}
+
+FeedForward<Rational> flat_run_layer(const Point& r, const Point& v, const Rational& z_lo, const Rational& z_hi,
+                                     const Rational& df, const Point& y) {
+  const Rational b1 = z_lo - 2 * df, b2 = z_lo - df, b3 = z_hi + df, b4 = z_hi + 2 * df;
   Point c1 = (y - v * b2) / (b2 - b1);
   Point c4 = (y - v * b3) / (b4 - b3);
   Point c2 = -v - c1;

@@ -1,5 +1,6 @@
 // Phases C and I (lem:collapse, lem:interpolation): one attention layer sends every token to
-// (a . P_att) v on the line R v; one flat hat per cluster then sends it to its target.
+// (a . P_att) v on the line R v; one flat hat per run of clusters with one target then sends
+// the run to it (lem:run-interpolation).
 #include <algorithm>
 #include <optional>
 
@@ -38,6 +39,39 @@ std::optional<std::vector<std::size_t>> prerequisite_order(
   return order;
 }
 
+// Maximal runs of the z-sorted clusters whose targets are equal points (lem:run-interpolation).
+std::vector<std::vector<std::size_t>> maximal_target_runs(const std::vector<std::pair<Rational, std::size_t>>& sorted,
+                                                          const std::vector<Point>& targets) {
+  std::vector<std::vector<std::size_t>> runs;
+  for (std::size_t i = 0; i < sorted.size(); ++i) {
+    const std::size_t k = sorted[i].second;
+    if (i == 0 || !equal_points(targets[k], targets[runs.back().front()])) runs.emplace_back();
+    runs.back().push_back(k);
+  }
+  return runs;
+}
+
+// a = e1 first, then a_2 a random dyadic in [-1, 1]; the largest smallest relative gap
+// g / max |z| wins (lem:relative-margins).
+Point best_conditioned_collapse_direction(const std::vector<Point>& places, int d, Rng& rng,
+                                          std::vector<ChoiceLog>& log) {
+  Point a;
+  int drawn = 0;
+  std::vector<Point> kept_a;
+  choose_best_conditioned("collapse direction a", "relative collapse gap", 4, Integer(1) << 8,
+                          [&](const Integer& range) -> std::optional<Rational> {
+    a = Point::Zero(d);
+    a[0] = 1;
+    if (drawn++ > 0) a[1] = Rational(rng.integer_in(range)) / Rational(range);
+    std::vector<Rational> z;
+    for (const auto& p : places) z.push_back(dot(a, p));
+    const auto rel = smallest_relative_gap(z);
+    if (places.size() > 1 && (!rel || *rel == 0)) return std::nullopt;
+    return rel ? *rel : Rational(1);
+  }, [&](int) { kept_a.push_back(a); }, [&](int i) { a = kept_a[static_cast<std::size_t>(i)]; }, log);
+  return a;
+}
+
 }  // namespace
 
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out) {
@@ -51,22 +85,18 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
     }
   const std::size_t K = places.size();
 
-  // Collapse direction a in span(e1, e2) (places lie there): a = e1 first, then a_2 a random
-  // dyadic in [-1, 1]; the largest smallest relative gap g / max |z| wins (lem:relative-margins).
-  int drawn = 0;
-  std::vector<Point> kept_a;
-  choose_best_conditioned("collapse direction a", "relative collapse gap", 4, Integer(1) << 8,
-                          [&](const Integer& range) -> std::optional<Rational> {
+  // Collapse direction a in span(e1, e2) (places lie there): fixed by grouped circle places
+  // (lem:grouped-places), otherwise the best conditioned of a few.
+  if (const auto& fixed = out.record.placement.collapse) {
     rec.a = Point::Zero(d);
-    rec.a[0] = 1;
-    if (drawn++ > 0) rec.a[1] = Rational(rng.integer_in(range)) / Rational(range);
-    std::vector<Rational> z;
-    for (const auto& p : places) z.push_back(dot(rec.a, p));
-    const auto rel = smallest_relative_gap(z);
-    if (K > 1 && (!rel || *rel == 0)) return std::nullopt;
-    return rel ? *rel : Rational(1);
-  }, [&](int) { kept_a.push_back(rec.a); }, [&](int i) { rec.a = kept_a[static_cast<std::size_t>(i)]; },
-     out.record.choices);
+    rec.a[0] = fixed->first;
+    rec.a[1] = fixed->second;
+    out.record.choices.push_back({"collapse direction a = (" + to_string(fixed->first) + ") e1 + (" +
+                                      to_string(fixed->second) + ") e2 (fixed by the grouped places)",
+                                  1, Integer(0)});
+  } else {
+    rec.a = best_conditioned_collapse_direction(places, d, rng, out.record.choices);
+  }
   std::vector<std::pair<Rational, std::size_t>> sorted;
   rec.z.clear();
   Rational zmax = 0;
@@ -79,6 +109,9 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   rec.gap = K > 1 ? sorted[1].first - sorted[0].first : Rational(1);
   for (std::size_t k = 1; k < K; ++k) rec.gap = std::min(rec.gap, sorted[k].first - sorted[k - 1].first);
   rec.df = dyadic_floor_at_most_one(rec.gap / 8);
+  if (K > 1 && rec.gap == 0) throw ConstructionError("collapse values z_jl are not pairwise distinct");
+  rec.runs = maximal_target_runs(sorted, targets);
+  const std::size_t runs = rec.runs.size();
 
   // Flat-hat reading r: small dyadic entries, scaled by a power of two so that the targets'
   // readings are no larger than max |z| (lem:flat-scale); v = r / |r|^2.
@@ -88,12 +121,16 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
     for (const auto& y : targets) ty = std::max(ty, Rational(abs(dot(rec.reading, y))));
     if (ty > 0 && zmax > 0) rec.reading *= pow2(floor_log2(zmax / ty));
     rec.v = rec.reading / norm_sq(rec.reading);
-    // Target k must be placed after the cluster whose window (z - 2df, z + 2df) holds r.y_k.
-    std::vector<std::optional<std::size_t>> prerequisite(K);
-    for (std::size_t k = 0; k < K; ++k) {
-      const Rational t = dot(rec.reading, targets[k]);
-      auto it = std::upper_bound(sorted.begin(), sorted.end(), std::pair{t - 2 * rec.df, K});
-      if (it != sorted.end() && it->first < t + 2 * rec.df && it->second != k) prerequisite[k] = it->second;
+    // Run u must be applied after the run whose window (z_lo - 2df, z_hi + 2df) holds its
+    // target's reading; the windows are disjoint and sorted, so there is at most one.
+    std::vector<std::optional<std::size_t>> prerequisite(runs);
+    for (std::size_t u = 0; u < runs; ++u) {
+      const Rational t = dot(rec.reading, targets[rec.runs[u].front()]);
+      auto it = std::partition_point(rec.runs.begin(), rec.runs.end(), [&](const std::vector<std::size_t>& run) {
+        return rec.z[run.back()] + 2 * rec.df <= t;
+      });
+      const auto w = static_cast<std::size_t>(it - rec.runs.begin());
+      if (w < runs && w != u && rec.z[rec.runs[w].front()] - 2 * rec.df < t) prerequisite[u] = w;
     }
     auto order = prerequisite_order(prerequisite);
     if (order) rec.order = std::move(*order);
@@ -101,10 +138,11 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   }, out.record.choices);
 
   out.record.collapse_block = out.model.blocks.size();
-  for (std::size_t i = 0; i < K; ++i) {
-    const std::size_t k = rec.order[i];
+  for (std::size_t i = 0; i < runs; ++i) {
+    const auto& run = rec.runs[rec.order[i]];
     Block<Rational> block{SelfAttention<Rational>::identity(),
-                          flat_hat_layer(rec.reading, rec.v, rec.z[k], rec.df, targets[k]),
+                          flat_run_layer(rec.reading, rec.v, rec.z[run.front()], rec.z[run.back()], rec.df,
+                                         targets[run.front()]),
                           Phase::interpolation};
     if (i == 0) block.sa = {Rational(0), StructuredMatrix<Rational>::scaled_identity(1),
                             StructuredMatrix<Rational>::rank_one(rec.v, rec.a)};

@@ -5,6 +5,7 @@
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
+#include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/hats.hpp"
 
 namespace seqi {
@@ -15,16 +16,6 @@ Point on_plane(int d, const Rational& x1, const Rational& x2) {
   p[0] = x1;
   p[1] = x2;
   return p;
-}
-
-// Parameters t of the circle leaders, evenly spaced in [-1/2, 1/2] (cos <= -3/5).
-std::vector<Rational> circle_parameters(std::size_t count) {
-  std::vector<Rational> t;
-  if (count == 1) return {Rational(0)};
-  for (std::size_t k = 0; k < count; ++k)
-    t.emplace_back(Rational(2 * static_cast<long>(k) - static_cast<long>(count - 1),
-                            2 * static_cast<long>(count - 1)));
-  return t;
 }
 
 // Largest 2^-k (k >= 0) with eps^2 * max |x|^2 <= r0^2; precondition r0 > 0. The exponent
@@ -63,20 +54,19 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   rec.eps = shrink_factor(c.tokens, rec.r0);
   const Point C_e1 = on_plane(d, rec.C, 0);
 
-  // Places in a bounded range (lem:bounded-places): R_j = rho_j = 9 + j h, h the largest power
-  // of two <= 9 / N, so 9 <= R_j < 18 whatever N is; 3 R_j > 25 (lem:P).
-  const Rational h = dyadic_floor_at_most_one(Rational(9, static_cast<long>(std::max<std::size_t>(c.sequences(), 9))));
+  // Places grouped by target (lem:grouped-places), in a bounded range (lem:bounded-places).
+  GroupedPlaces grouped = grouped_places(data);
+  rec.R = std::move(grouped.R);
+  rec.rho = std::move(grouped.rho);
+  rec.circle_t = std::move(grouped.circle_t);
+  rec.collapse = grouped.collapse;
   std::vector<std::size_t> m;
   for (std::size_t j = 0; j < c.sequences(); ++j) {
     m.push_back(data.pairs[j].output.size());
-    const Rational Rj = 9 + h * static_cast<long>(j);
-    rec.R.push_back(Rj);
-    rec.rho.push_back(Rj);
-    rec.circle_t.push_back(m.back() > 1 ? circle_parameters(m.back() - 1) : std::vector<Rational>{});
-    std::vector<Point> placed{on_plane(d, Rj, 0)};
-    for (const auto& t : rec.circle_t.back()) {
+    std::vector<Point> placed{on_plane(d, rec.R[j], 0)};
+    for (const auto& t : rec.circle_t[j]) {
       const Rational den = t * t + 1;
-      placed.push_back(on_plane(d, Rj * (t * t - 1) / den, Rj * 2 * t / den));
+      placed.push_back(on_plane(d, rec.rho[j] * (t * t - 1) / den, rec.rho[j] * 2 * t / den));
     }
     rec.placed.push_back(std::move(placed));
   }

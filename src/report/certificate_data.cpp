@@ -188,6 +188,10 @@ std::string certificate_data_text(const Certificate& cert, const RunInfo& run, c
   f.def("certBlocksInterpolation", num(phase_blocks(c, "interpolation")));
   f.def("certBlocksUser", num(phase_blocks(c, "user")));
   f.flag("certUserPhase", c.blocks_by_phase.count("user") > 0);
+  f.flag("certHasGroupedBound", c.blocks_bound_grouped > 0);
+  f.def("certDistinctTargets", num(c.distinct_targets));
+  f.def("certBlocksGroupedBound", num(c.blocks_bound_grouped));
+  f.def("certBlocksGroupedRel", rel(c.blocks <= c.blocks_bound_grouped));
   f.def("certWidth", num(c.width));
   f.def("certWidthBound", num(kWidthBound));
   f.def("certWidthRel", rel(c.width <= kWidthBound));

@@ -36,6 +36,9 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
   const std::size_t bound = cert.setting == Setting::softmax ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
   o << "blocks:    " << c.blocks << " (" << phases_text(c) << ") against the theorem's "
     << (cert.setting == Setting::softmax ? "2 sum(m) + 3N = " : "2 sum(m) + 2N + 1 = ") << bound << "\n";
+  if (c.blocks_bound_grouped)
+    o << "           construction bound K + sum(m) + distinct targets + 2 = " << c.blocks_bound_grouped << " ("
+      << c.distinct_targets << " distinct targets; lem:fewer-blocks-count)\n";
   o << "width:     " << c.width << " (at most 4)\n";
   o << "params:    " << c.params << " structured, " << c.params_dense << " with dense A, V; bound (20d+22) sum(m) = "
     << c.params_bound << "\n";
@@ -100,6 +103,11 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
   j["blocks_bound_hardmax"] = c.blocks_bound_hardmax;
   j["blocks_bound_softmax"] = c.blocks_bound_softmax;
   j["blocks_by_phase"] = c.blocks_by_phase;
+  if (c.blocks_bound_grouped) {
+    j["distinct_targets"] = c.distinct_targets;
+    j["blocks_bound_construction"] = c.blocks_bound_grouped;
+    j["blocks_bound_construction_formula"] = "K + sum_m + distinct_targets + 2";
+  }
   j["width"] = c.width;
   j["params"] = c.params;
   j["params_dense"] = c.params_dense;

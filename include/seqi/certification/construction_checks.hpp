@@ -15,7 +15,11 @@ void add_placement_checks(Certificate& cert, const TokenState& before_collapse, 
 // so it must first establish that the layer is that map. Returns whether the check passed.
 bool add_collapse_layer_check(Certificate& cert, const Construction& built);
 
-// On the record's collapse values, windows and targets.
+// On the record's collapse values, runs, windows and targets (lem:collapse, lem:run-interpolation).
 void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const Construction& built);
+
+// Block counts of our construction (lem:fewer-blocks-count): L = K + sum(m) + runs and
+// L <= K + sum(m) + D + 2 (D distinct targets); fills counts.distinct_targets and the bound.
+void add_block_count_checks(Certificate& cert, const Dataset& data, const Construction& built);
 
 }  // namespace seqi

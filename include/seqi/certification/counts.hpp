@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "seqi/core/dataset.hpp"
 #include "seqi/model/transformer.hpp"
 
 namespace seqi {
@@ -14,6 +15,10 @@ struct Counts {
   std::size_t blocks_bound_hardmax = 0;  // Thm 1.6: 2 sum(m) + 2N + 1
   std::size_t blocks_bound_softmax = 0;  // Thm 1.8: 2 sum(m) + 3N
   std::map<std::string, std::size_t> blocks_by_phase;
+  // Our construction only (0 otherwise): distinct target tokens D and the bound
+  // K + sum(m) + D + 2 of lem:fewer-blocks-count.
+  std::size_t distinct_targets = 0;
+  std::size_t blocks_bound_grouped = 0;
   std::size_t width = 0;
   std::size_t max_rank_A = 0, max_rank_V = 0;  // rank of the low-rank parts
   std::size_t params = 0;        // stored scalars, structured A and V
@@ -24,8 +29,12 @@ struct Counts {
 
 Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m);
 
-// The structured parameter count lem:counts predicts for our construction:
-// (14d+15) sum(m) + 4d + 1 + 2d [shift used] + (6d+7) K.
-std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts);
+// The structured parameter count lem:fewer-blocks-count predicts for our construction with
+// `runs` interpolation blocks: (6d+7) (sum(m) + K) + (8d+8) runs + 4d + 1 + 2d [shift used].
+std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts,
+                                          std::size_t runs);
+
+// Number of distinct points among all target tokens.
+std::size_t distinct_target_count(const Dataset& data);
 
 }  // namespace seqi

@@ -3,7 +3,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seqi/construction/generic_choice.hpp"
@@ -27,6 +29,9 @@ struct PlacementRecord {
   std::vector<std::vector<Point>> placed;
   std::vector<Rational> R, rho;
   std::vector<std::vector<Rational>> circle_t;
+  // Collapse direction a = a1 e1 + a2 e2 fixed by the grouped places (lem:grouped-places);
+  // nullopt: any a with a1 = 1 keeps the slot order (every m_j = 1).
+  std::optional<std::pair<Rational, Rational>> collapse;
 };
 
 struct InterpolationRecord {
@@ -34,7 +39,10 @@ struct InterpolationRecord {
   Point v, reading;              // flat hats read r.x with r.v = 1
   Rational gap, df;              // smallest gap g of the z values; 4 df < g
   std::vector<Rational> z;       // z per cluster (j, l), clusters numbered j-major
-  std::vector<std::size_t> order;  // cluster index of each interpolation block (lem:interpolation)
+  // Runs: maximal sets of clusters with one target and consecutive z, each in increasing z;
+  // one flat hat per run (lem:run-interpolation).
+  std::vector<std::vector<std::size_t>> runs;
+  std::vector<std::size_t> order;  // run index of each interpolation block (lem:run-interpolation)
 };
 
 struct ConstructionRecord {

@@ -18,4 +18,10 @@ FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, cons
 FeedForward<Rational> flat_hat_layer(const Point& r, const Point& v, const Rational& z,
                                      const Rational& df, const Point& y);
 
+// The flat hat of a run (lem:run-interpolation): breakpoints z_lo -/+ 2df, z_lo - df, z_hi + df,
+// z_hi + 2df (z_lo <= z_hi); every x = t v with z_lo - df <= t <= z_hi + df goes to y; identity
+// when r.x is outside (z_lo - 2df, z_hi + 2df). Width 4. flat_hat_layer is z_lo = z_hi = z.
+FeedForward<Rational> flat_run_layer(const Point& r, const Point& v, const Rational& z_lo, const Rational& z_hi,
+                                     const Rational& df, const Point& y);
+
 }  // namespace seqi

@@ -1,0 +1,94 @@
+// Leader places grouped by target (lem:grouped-places): sort the clusters by target and give
+// them consecutive slots on the collapse line.
+#include "seqi/construction/grouped_places.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "seqi/numbers/point_set.hpp"
+
+namespace seqi {
+
+std::vector<std::size_t> target_groups(const Dataset& data) {
+  std::vector<Point> targets;
+  for (const auto& pair : data.pairs) targets.insert(targets.end(), pair.output.begin(), pair.output.end());
+  const auto order = lex_order(targets);
+  std::vector<std::size_t> group(targets.size());
+  std::size_t g = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && !equal_points(targets[order[i]], targets[order[i - 1]])) ++g;
+    group[order[i]] = g;
+  }
+  return group;
+}
+
+std::vector<std::size_t> slots_by_target(const Dataset& data) {
+  const auto group = target_groups(data);
+  std::vector<std::size_t> by_slot(group.size());
+  std::iota(by_slot.begin(), by_slot.end(), 0);
+  std::stable_sort(by_slot.begin(), by_slot.end(), [&](std::size_t a, std::size_t b) { return group[a] < group[b]; });
+  std::vector<std::size_t> slot(group.size());
+  for (std::size_t s = 0; s < by_slot.size(); ++s) slot[by_slot[s]] = s;
+  return slot;
+}
+
+namespace {
+
+// Parameters t of the circle leaders of one sequence, evenly spaced in [-1/2, 1/2] (cos <= -3/5).
+std::vector<Rational> circle_parameters(std::size_t count) {
+  std::vector<Rational> t;
+  if (count == 1) return {Rational(0)};
+  for (std::size_t k = 0; k < count; ++k)
+    t.emplace_back(Rational(2 * static_cast<long>(k) - static_cast<long>(count - 1),
+                            2 * static_cast<long>(count - 1)));
+  return t;
+}
+
+// (Almost) every target distinct: nothing worth grouping. R_j = rho_j = 9 + j h and per-sequence circles
+// with evenly spaced parameters (lem:bounded-places): the best conditioned layout.
+GroupedPlaces ungrouped_places(const Dataset& data, const Rational& h) {
+  GroupedPlaces out;
+  for (std::size_t j = 0; j < data.pairs.size(); ++j) {
+    const std::size_t m = data.pairs[j].output.size();
+    out.R.push_back(9 + h * static_cast<long>(j));
+    out.rho.push_back(out.R.back());
+    out.circle_t.push_back(m > 1 ? circle_parameters(m - 1) : std::vector<Rational>{});
+  }
+  return out;
+}
+
+}  // namespace
+
+GroupedPlaces grouped_places(const Dataset& data) {
+  GroupedPlaces out;
+  const auto groups = target_groups(data);
+  const auto slot = slots_by_target(data);
+  const std::size_t N = data.pairs.size(), S = slot.size();
+  const bool classification = S == N;  // every m_j = 1 (H5)
+  const Rational h = dyadic_floor_at_most_one(Rational(9, static_cast<long>(std::max<std::size_t>(N, 9))));
+  // One flat hat per cluster costs sum(m) - D more blocks than one per target: at most 2 are
+  // within the bound K + sum(m) + D + 2, and the ungrouped circles are better conditioned.
+  const std::size_t D = S == 0 ? 0 : *std::max_element(groups.begin(), groups.end()) + 1;
+  if (!classification && S - D <= 2) return ungrouped_places(data, h);
+  const Rational rho = 7, t0(5, 16), span(3, 16);
+  auto t_of = [&](std::size_t s) { return t0 + span * Rational(static_cast<long>(s), static_cast<long>(S - 1)); };
+  auto f = [](const Rational& t) { return (t * t + 8 * t - 1) / (t * t + 1); };  // gamma(t) + 4 sigma(t)
+  std::size_t k = 0;  // cluster index, j-major
+  for (std::size_t j = 0; j < N; ++j) {
+    const std::size_t m = data.pairs[j].output.size();
+    if (classification) {
+      out.R.push_back(9 + h * static_cast<long>(slot[k++]));
+      out.rho.push_back(out.R.back());
+      out.circle_t.emplace_back();
+      continue;
+    }
+    out.R.push_back(rho * f(t_of(slot[k++])));
+    out.rho.push_back(rho);
+    out.circle_t.emplace_back();
+    for (std::size_t l = 1; l < m; ++l) out.circle_t.back().push_back(t_of(slot[k++]));
+  }
+  if (!classification) out.collapse = std::pair{Rational(1), Rational(4)};
+  return out;
+}
+
+}  // namespace seqi
