@@ -79,6 +79,20 @@ struct FloatBlock {
   Vec<F> b;
 };
 
+// X <- eta X + W relu(U X + b), the dense formula in F. With eta = 1 a token whose hidden units
+// are all 0 would get x + W 0 = x exactly (finite weights), so only the other columns are
+// updated (a NaN unit counts as nonzero): the same floats up to the sign of a zero.
+template <class F>
+void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X) {
+  const Mat<F> hidden = ((block.U * X).colwise() + block.b).cwiseMax(F(0));
+  if (block.eta != F(1)) {
+    X = X * block.eta + block.W * hidden;
+    return;
+  }
+  for (Eigen::Index i = 0; i < X.cols(); ++i)
+    if ((hidden.col(i).array() != F(0)).any()) X.col(i) += block.W * hidden.col(i);
+}
+
 template <class F>
 FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
@@ -124,8 +138,7 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
           attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, tau, offset,
                  count ? &attends : nullptr, run.wrong_leader);
       }
-      const Mat<F> hidden = ((block.U * X).colwise() + block.b).cwiseMax(F(0));
-      X = X * block.eta + block.W * hidden;
+      apply_feed_forward(block, X);
     }
     for (std::size_t j = first; j < last; ++j) {
       std::vector<Vec<double>> out, target;
