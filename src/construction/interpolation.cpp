@@ -12,13 +12,14 @@
 namespace seqi {
 namespace {
 
-// Order in which every cluster k comes after prerequisite[k] (if any); nullopt on a cycle.
+// Order in which every cluster k comes after prerequisite[k] (if any), otherwise following
+// `starts` (a permutation of the clusters); nullopt on a cycle.
 std::optional<std::vector<std::size_t>> prerequisite_order(
-    const std::vector<std::optional<std::size_t>>& prerequisite) {
+    const std::vector<std::optional<std::size_t>>& prerequisite, const std::vector<std::size_t>& starts) {
   const std::size_t n = prerequisite.size();
   std::vector<int> state(n, 0);  // 0 new, 1 on the current chain, 2 emitted
   std::vector<std::size_t> order;
-  for (std::size_t start = 0; start < n; ++start) {
+  for (std::size_t start : starts) {
     std::vector<std::size_t> chain;
     for (std::size_t k = start; state[k] == 0;) {
       state[k] = 1;
@@ -95,7 +96,9 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
       auto it = std::upper_bound(sorted.begin(), sorted.end(), std::pair{t - 2 * rec.df, K});
       if (it != sorted.end() && it->first < t + 2 * rec.df && it->second != k) prerequisite[k] = it->second;
     }
-    auto order = prerequisite_order(prerequisite);
+    std::vector<std::size_t> by_decreasing_z;  // waiting tokens stay left of every earlier hat (lem:hat-order)
+    for (auto it = sorted.rbegin(); it != sorted.rend(); ++it) by_decreasing_z.push_back(it->second);
+    auto order = prerequisite_order(prerequisite, by_decreasing_z);
     if (order) rec.order = std::move(*order);
     return order.has_value();
   }, out.record.choices);
