@@ -92,13 +92,27 @@ void record_phase_end(Certificate& cert, const TokenState& s, const std::string&
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
                       std::size_t to, const Execution& exec) {
   const auto& blocks = model.blocks;
+  std::size_t hats = 0;
+  std::optional<std::pair<std::size_t, Rational>> narrow;  // first hat of S or P without the margin
   for (std::size_t b = from; b < to; ++b) {
     pass.apply_block(blocks[b]);
     if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, phase_name(blocks[b].phase), *w);
+    const auto& m = pass.last_centre_margin();
+    if (m && (blocks[b].phase == Phase::separation || blocks[b].phase == Phase::placement)) {
+      ++hats;
+      if (*m < 2 && !narrow) narrow = {b, *m};
+    }
     progress_advance(exec.progress);
     if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase)
       record_phase_end(cert, pass.state(), phase_name(blocks[b].phase));
   }
+  if (hats > 0)
+    cert.add({"every hat of Phases S and P leaves a decision margin: no other reading within twice its half-width "
+              "of its centre",
+              "lem:hat-margin", !narrow, false,
+              narrow ? "block " + std::to_string(narrow->first + 1) + ": a reading at " + approx_decimal(narrow->second) +
+                           " half-widths from the centre"
+                     : std::to_string(hats) + " hats"});
 }
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s) {

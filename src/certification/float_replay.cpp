@@ -77,7 +77,75 @@ struct FloatBlock {
   F eta;
   Mat<F> U, W;
   Vec<F> b;
+  // Set when every float row is U_k = slope_k r with slope_k 0 or +-2^e (every built layer,
+  // lem:relu-rescaling): then fl(U_k x) = slope_k fl(r x) for one summation order, exactly.
+  std::optional<std::size_t> direction;  // index of r among the distinct float directions
+  Vec<F> r, slope;
 };
+
+bool power_of_two_or_zero(double s) {
+  int e = 0;
+  return s == 0 || (std::isfinite(s) && std::abs(std::frexp(s, &e)) == 0.5);
+}
+
+// Fills block.r, block.slope and block.direction (appending r to `directions` when new) when the
+// float rows are power-of-two multiples of one row; leaves direction unset otherwise.
+template <class F>
+void find_direction(FloatBlock<F>& block, std::vector<Vec<F>>& directions) {
+  Eigen::Index first = 0, c = 0;
+  while (first < block.U.rows() && block.U.row(first).isZero()) ++first;
+  if (first == block.U.rows()) return;
+  while (block.U(first, c) == F(0)) ++c;
+  const Vec<F> r = block.U.row(first).transpose();
+  Vec<F> slope(block.U.rows());
+  for (Eigen::Index k = 0; k < block.U.rows(); ++k) {
+    slope[k] = block.U(k, c) / r[c];
+    if (!power_of_two_or_zero(static_cast<double>(slope[k])) || block.U.row(k).transpose() != r * slope[k]) return;
+  }
+  auto it = std::find(directions.begin(), directions.end(), r);
+  if (it == directions.end()) it = directions.insert(directions.end(), r);
+  block.direction = static_cast<std::size_t>(it - directions.begin());
+  block.r = r;
+  block.slope = slope;
+}
+
+// Readings t_i = fl(r . x_i) per token, valid while the token is unchanged and the direction is
+// the same: a float dot product of the same vectors in the same order gives the same float.
+template <class F>
+struct ReadingCache {
+  std::vector<F> t;
+  std::vector<std::optional<std::size_t>> direction;  // nullopt: stale
+};
+
+// X <- eta X + W relu(U X + b) in F. One-direction blocks: per token the cached reading, the w
+// pre-activations slope_k t + b_k, and x <- eta x + sum_k W_k h_k over the units with h_k != 0
+// (a zero unit adds exactly 0: a token left of every breakpoint stays bit for bit the same).
+// Other blocks: the dense products. Both are float runs of the rounded weights in the model of
+// lem:float-run (each dot product and sum in some order, every operation rounded).
+template <class F>
+void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& cache) {
+  if (!block.direction) {
+    const Mat<F> hidden = ((block.U * X).colwise() + block.b).cwiseMax(F(0));
+    X = X * block.eta + block.W * hidden;
+    std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
+    return;
+  }
+  const Eigen::Index w = block.U.rows();
+  for (Eigen::Index i = 0; i < X.cols(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    if (cache.direction[k] != block.direction) {
+      cache.t[k] = block.r.dot(X.col(i));
+      cache.direction[k] = block.direction;
+    }
+    if (block.eta != F(1)) X.col(i) *= block.eta, cache.direction[k] = std::nullopt;
+    for (Eigen::Index u = 0; u < w; ++u) {
+      const F h = std::max(block.slope[u] * cache.t[k] + block.b[u], F(0));
+      if (h == F(0)) continue;
+      X.col(i) += block.W.col(u) * h;
+      cache.direction[k] = std::nullopt;
+    }
+  }
+}
 
 template <class F>
 FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
@@ -101,10 +169,14 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
 
   auto cv = [](const Rational& x) { return to_float<F>(x); };
   std::vector<FloatBlock<F>> blocks;
-  for (const auto& block : model.blocks)
+  std::vector<Vec<F>> directions;
+  for (const auto& block : model.blocks) {
     blocks.push_back({block.sa.is_identity(),
                       {cv(block.sa.rho), to_float<F>(block.sa.A), to_float<F>(block.sa.V)},
-                      cv(block.ff.eta), block.ff.U.unaryExpr(cv), block.ff.W.unaryExpr(cv), block.ff.b.unaryExpr(cv)});
+                      cv(block.ff.eta), block.ff.U.unaryExpr(cv), block.ff.W.unaryExpr(cv), block.ff.b.unaryExpr(cv),
+                      std::nullopt, {}, {}});
+    find_direction(blocks.back(), directions);
+  }
 
   // Runs of whole sequences of about 2048 tokens at a time (the run stays in cache).
   for (std::size_t first = 0; first + 1 < begin.size();) {
@@ -116,6 +188,8 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
       for (std::size_t i = 0; i < data.pairs[j].input.size(); ++i)
         for (int k = 0; k < model.dimension; ++k)
           X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[j].input[i][k]);
+    ReadingCache<F> cache{std::vector<F>(static_cast<std::size_t>(X.cols())),
+                          std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
     for (std::size_t b = 0; b < blocks.size(); ++b) {
       const auto& block = blocks[b];
       if (!block.identity_attention) {
@@ -123,9 +197,9 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
         for (std::size_t j = first; j < last; ++j)
           attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, tau, offset,
                  count ? &attends : nullptr, run.wrong_leader);
+        std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
       }
-      const Mat<F> hidden = ((block.U * X).colwise() + block.b).cwiseMax(F(0));
-      X = X * block.eta + block.W * hidden;
+      apply_feed_forward(block, X, cache);
     }
     for (std::size_t j = first; j < last; ++j) {
       std::vector<Vec<double>> out, target;

@@ -13,13 +13,14 @@
 namespace seqi {
 namespace {
 
-// Order in which every cluster k comes after prerequisite[k] (if any); nullopt on a cycle.
+// Order in which every cluster k comes after prerequisite[k] (if any), otherwise following
+// `starts` (a permutation of the clusters); nullopt on a cycle.
 std::optional<std::vector<std::size_t>> prerequisite_order(
-    const std::vector<std::optional<std::size_t>>& prerequisite) {
+    const std::vector<std::optional<std::size_t>>& prerequisite, const std::vector<std::size_t>& starts) {
   const std::size_t n = prerequisite.size();
   std::vector<int> state(n, 0);  // 0 new, 1 on the current chain, 2 emitted
   std::vector<std::size_t> order;
-  for (std::size_t start = 0; start < n; ++start) {
+  for (std::size_t start : starts) {
     std::vector<std::size_t> chain;
     for (std::size_t k = start; state[k] == 0;) {
       state[k] = 1;
@@ -132,7 +133,11 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
       const auto w = static_cast<std::size_t>(it - rec.runs.begin());
       if (w < runs && w != u && rec.z[rec.runs[w].front()] - 2 * rec.df < t) prerequisite[u] = w;
     }
-    auto order = prerequisite_order(prerequisite);
+    // Runs are numbered by increasing z: starting from the last keeps every waiting token left
+    // of every earlier hat (lem:hat-order).
+    std::vector<std::size_t> by_decreasing_z;
+    for (std::size_t u = runs; u-- > 0;) by_decreasing_z.push_back(u);
+    auto order = prerequisite_order(prerequisite, by_decreasing_z);
     if (order) rec.order = std::move(*order);
     return order.has_value();
   }, out.record.choices);

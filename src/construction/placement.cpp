@@ -6,6 +6,7 @@
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/grouped_places.hpp"
+#include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
 
 namespace seqi {
@@ -100,20 +101,23 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
     const Rational base = dot(rec.reading, C_e1);
     Rational lo = base + rec.eps * *tmin, hi = base + rec.eps * *tmax;
+    std::vector<Rational> leader_t;
+    for (std::size_t q : leader_tokens) leader_t.push_back(t[q]);
+    const auto order = decreasing_reading_order(leader_t);  // lem:hat-order
     std::set<Rational> taken;
-    for (std::size_t k = 0; k < leader_tokens.size(); ++k) {
-      const std::size_t q = leader_tokens[k];
+    for (std::size_t s = 0; s < order.size(); ++s) {
+      const std::size_t k = order[s], q = leader_tokens[k];
       Rational g = gap[q];
-      if (k > 0)  // reads shrunk coordinates eps x + C e1
+      if (s > 0)  // reads shrunk coordinates eps x + C e1
         g = std::min(g * rec.eps, distance_to_set(taken, rec.eps * t[q] + base, g * rec.eps));
       if (g == 0) return std::nullopt;
-      delta[k] = dyadic_floor_at_most_one(g);
+      delta[k] = hat_half_width_with_margin(g);  // lem:hat-margin
       const Rational placed_reading = dot(rec.reading, places[k]);
       taken.insert(placed_reading);
       lo = std::min(lo, placed_reading), hi = std::max(hi, placed_reading);
     }
-    Rational worst = delta[0] / (span > 0 ? span : Rational(1));
-    for (std::size_t k = 1; k < delta.size(); ++k) worst = std::min(worst, delta[k] / (hi - lo));
+    Rational worst = delta[order[0]] / (span > 0 ? span : Rational(1));
+    for (std::size_t s = 1; s < order.size(); ++s) worst = std::min(worst, delta[order[s]] / (hi - lo));
     return worst;
   }, [&](int) { kept.push_back({rec.reading, rec.leaders, delta}); },
      [&](int i) {
@@ -124,10 +128,14 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   leader_tokens.clear();
   for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
 
-  for (std::size_t k = 0; k < leader_tokens.size(); ++k) {
+  std::vector<Rational> leader_t;
+  for (std::size_t q : leader_tokens) leader_t.push_back(dot(rec.reading, c.tokens[q]));
+  const auto order = decreasing_reading_order(leader_t);
+  for (std::size_t s = 0; s < order.size(); ++s) {
+    const std::size_t k = order[s];
     const Point& q = c.tokens[leader_tokens[k]];
     Block<Rational> block{SelfAttention<Rational>::identity(), {}, Phase::placement};
-    if (k == 0) {
+    if (s == 0) {
       block.sa = first_sa;
       const Point D = places[k] - (q * rec.eps + C_e1);
       block.ff = shrink_hat_layer(rec.reading, dot(rec.reading, q), delta[k], D, rec.eps, C_e1);

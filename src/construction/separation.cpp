@@ -5,6 +5,7 @@
 
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/construction.hpp"
+#include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/isolation.hpp"
 #include "seqi/numbers/point_set.hpp"
@@ -81,7 +82,7 @@ void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) 
     r = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
     auto gap = isolation_gap(r, c.tokens, q);
     if (!gap) return std::nullopt;
-    delta = dyadic_floor_at_most_one(*gap);
+    delta = hat_half_width_with_margin(*gap);  // lem:hat-margin
     const Rational tq = dot(r, q);
     Rational reach = delta;
     for (const auto& x : c.tokens) reach = std::max(reach, Rational(abs(dot(r, x) - tq)));

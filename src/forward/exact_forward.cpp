@@ -63,6 +63,14 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
     const Rational reach = std::max(abs(centre - lo), abs(hi - centre));
     if (reach > 0) last_relative_window_ = (form->hi - form->lo) / 2 / reach;
   }
+  last_centre_margin_.reset();
+  if (form && form->has_breakpoint && form->hi > form->lo && !state_.tokens.empty()) {
+    const Rational half = (form->hi - form->lo) / 2, centre = (form->lo + form->hi) / 2;
+    Rational margin = 2;
+    for (std::size_t i : index_.meeting(centre - 2 * half, centre + 2 * half))
+      if (index_.reading(i) != centre) margin = std::min(margin, Rational(abs(index_.reading(i) - centre) / half));
+    last_centre_margin_ = margin;
+  }
   const auto step = apply_feed_forward_sparsely(
       state_.tokens, index_, form, exact_reading, [](const Point& a, const Point& b) { return equal_points(a, b); },
       [&](const Point& x, std::size_t i) -> std::optional<Point> {

@@ -45,6 +45,10 @@ class ExactForward {
   // window half-width / largest distance of a token's reading from the window centre
   // (lem:relative-window, exact); nullopt otherwise.
   const std::optional<Rational>& last_relative_window() const { return last_relative_window_; }
+  // For the last FF layer applied, if its rows share one direction and it has breakpoints
+  // (hull [lo, hi], centre c, half-width h = (hi - lo) / 2): min |t - c| / h over the tokens
+  // with reading t != c and |t - c| < 2h, or 2 when there is none (lem:hat-margin, exact).
+  const std::optional<Rational>& last_centre_margin() const { return last_centre_margin_; }
 
  private:
   // Throws BitLimitExceeded when x (the new value of token i) exceeds the bit limit.
@@ -54,7 +58,7 @@ class ExactForward {
   ForwardStats stats_;
   ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction
   std::size_t blocks_done_ = 0;  // feed-forward layers applied (each block ends with one)
-  std::optional<Rational> last_relative_window_;
+  std::optional<Rational> last_relative_window_, last_centre_margin_;
   unsigned threads_ = 1;
 };
 
