@@ -95,7 +95,8 @@ std::string MpiCooperation::from_first(const std::function<std::string()>& make)
   ByteWriter status;
   const auto [kind, what] = thrown ? kind_of(thrown) : std::pair{Kind::none, std::string()};
   status.put(std::uint64_t(kind)), status.put(std::string_view(what));
-  ByteReader r(sharding_.broadcast(status.take()));
+  const std::string sent = sharding_.broadcast(status.take());
+  ByteReader r(sent);
   const auto received = static_cast<Kind>(r.u64());
   if (thrown) std::rethrow_exception(thrown);  // process 0: the original exception
   if (received != Kind::none) throw_kind(received, r.string());
