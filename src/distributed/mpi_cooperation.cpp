@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <ctime>
 #include <new>
 
 #include "seqi/distributed/construction_bytes.hpp"
@@ -53,6 +54,19 @@ std::pair<Kind, std::string> kind_of(const std::exception_ptr& e) {
   }
 }
 
+// Broadcasts a status word from root; the others poll every millisecond instead of spinning
+// (Open MPI's blocking wait spins), so they leave the cores to process 0 while it builds.
+std::uint64_t broadcast_patiently(std::uint64_t word, int root) {
+  MPI_Request request;
+  MPI_Ibcast(&word, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return word;
+    timespec pause{0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
 }  // namespace
 
 MpiSharding::MpiSharding() {
@@ -92,14 +106,11 @@ std::string MpiCooperation::from_first(const std::function<std::string()>& make)
     } catch (...) {
       thrown = std::current_exception();
     }
-  ByteWriter status;
   const auto [kind, what] = thrown ? kind_of(thrown) : std::pair{Kind::none, std::string()};
-  status.put(std::uint64_t(kind)), status.put(std::string_view(what));
-  const std::string sent = sharding_.broadcast(status.take());
-  ByteReader r(sent);
-  const auto received = static_cast<Kind>(r.u64());
+  const auto received = static_cast<Kind>(broadcast_patiently(std::uint64_t(kind), 0));
+  const std::string message = sharding_.broadcast(what);
   if (thrown) std::rethrow_exception(thrown);  // process 0: the original exception
-  if (received != Kind::none) throw_kind(received, r.string());
+  if (received != Kind::none) throw_kind(received, message);
   return sharding_.broadcast(std::move(made));
 }
 
