@@ -116,6 +116,7 @@ Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralO
   const auto built = coop ? coop->construction(build) : build();
   Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so, exec)
                                  : certify_construction_hardmax(data, built, opt.brute, exec);
+  if (coop) coop->check_agreement(cert, run);  // the last collective step: writing fails alone
   if (!opt.save_model_path.empty() && (!coop || coop->writes_output()))
     save_model(built.model, opt.save_model_path,
                {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256});
@@ -176,7 +177,6 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
     Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec, coop);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
-    if (coop) coop->check_agreement(cert, run);
     progress.reset();  // its last line ends before the report's messages and the summary
     if (!opt.report_path.empty() && (!coop || coop->writes_output())) write_report(opt, cert, run, data, dataset_sha256, err);
     if (opt.json)
