@@ -24,3 +24,14 @@ for t in 1 2; do
   /usr/bin/time -f "verify --exact --threads $t, Fashion-MNIST 1000 images: %e s, %M KiB peak" \
     build/verify --exact --threads "$t" build/bench-data/fm1000.json > /dev/null
 done
+# verify-mpi on 1, 2 and 4 processes of this machine, one thread each (README: running on a
+# cluster; more processes than cores oversubscribe). Its output equals verify's.
+if [ -x build/verify-mpi ]; then
+  for np in 1 2 4; do
+    for mode in --exact --softmax; do
+      /usr/bin/time -f "verify-mpi $mode --threads 1 on $np processes, Fashion-MNIST 1000 images: %e s wall, %U s user, %S s system" \
+        mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader -np "$np" \
+        build/verify-mpi "$mode" --threads 1 build/bench-data/fm1000.json > /dev/null
+    done
+  done
+fi

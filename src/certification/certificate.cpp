@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "seqi/certification/certificate_checks.hpp"
-#include "seqi/core/parallel.hpp"
+#include "seqi/core/sharding.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
@@ -48,8 +48,16 @@ void add_shape_checks(Certificate& cert, bool required) {
 void add_interpolation_check(Certificate& cert, const Dataset& data, const std::vector<std::vector<Point>>& outputs,
                              const Execution& exec) {
   std::vector<SequenceOutcome> outcomes(data.pairs.size());
-  for_each_index(outcomes.size(), exec.threads,
-                 [&](std::size_t j) { outcomes[j] = compare_as_sets(outputs[j], data.pairs[j].output); });
+  for_each_index_shared(
+      outcomes.size(), exec, [&](std::size_t j) { outcomes[j] = compare_as_sets(outputs[j], data.pairs[j].output); },
+      [&](ByteWriter& w, std::size_t j) {
+        w.put(std::uint64_t{outcomes[j].n}), w.put(std::uint64_t{outcomes[j].m}), w.put(outcomes[j].matches);
+        w.put(std::string_view(outcomes[j].detail));
+      },
+      [&](ByteReader& r, std::size_t j) {
+        outcomes[j].n = r.size(), outcomes[j].m = r.size(), outcomes[j].matches = r.flag();
+        outcomes[j].detail = r.string();
+      });
   std::size_t failures = 0;
   std::string first;
   for (std::size_t j = 0; j < outcomes.size(); ++j) {

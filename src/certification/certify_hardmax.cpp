@@ -21,7 +21,7 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
 
-  ExactForward pass(inputs_of(data), exec.threads);
+  ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
   record_phase_end(cert, pass.state(), "input");
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;

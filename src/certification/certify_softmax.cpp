@@ -10,7 +10,7 @@
 #include "seqi/certification/float_run_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
 #include "seqi/numbers/bit_limit.hpp"
-#include "seqi/core/parallel.hpp"
+#include "seqi/core/sharding.hpp"
 
 namespace seqi {
 namespace {
@@ -95,7 +95,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   // Everything below evaluates the collapse through the recorded v and a: establish that first.
   if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
 
-  ExactForward pass(inputs_of(data), exec.threads);
+  ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
   record_phase_end(cert, pass.state(), "input");
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
@@ -138,13 +138,18 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   progress_phase(exec.progress, "certifying: softmax collapse enclosures (sequences)", X.sequences());
   // Per sequence (on exec.threads threads): the O(1) radius, or nullopt where it exceeds df.
   std::vector<std::optional<Rational>> radii(X.sequences());
-  for_each_index(X.sequences(), exec.threads, [&](std::size_t j) {
-    progress_advance(exec.progress);
-    if (opt.brute) return;
-    Rational r = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked, facts.precision)
-                              : Rational(0);
-    if (r <= df) radii[j] = std::move(r);
-  });
+  for_each_index_shared(
+      X.sequences(), exec,
+      [&](std::size_t j) {
+        progress_advance(exec.progress);
+        if (opt.brute) return;
+        Rational r = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked,
+                                                         facts.precision)
+                                  : Rational(0);
+        if (r <= df) radii[j] = std::move(r);
+      },
+      [&](ByteWriter& w, std::size_t j) { w.put(radii[j]); },
+      [&](ByteReader& r, std::size_t j) { radii[j] = r.optional_rational(); });
   for (std::size_t j = 0; j < X.sequences(); ++j) {
     const std::optional<Rational>& radius = radii[j];
     if (!radius) {

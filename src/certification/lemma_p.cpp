@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <variant>
 
-#include "seqi/core/parallel.hpp"
+#include "seqi/core/sharding.hpp"
 
 namespace seqi {
 namespace {
@@ -65,11 +65,24 @@ LemmaPResult check_each_sequence(const TokenState& c, const PlacementRecord& p, 
     for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i) res.attends[i] = is_leader[i] ? i : p.leaders[j][0];
   std::vector<MarginOrFailure> margin(c.sequences());
   res.spread.resize(c.sequences());
-  for_each_index(c.sequences(), exec.threads, [&](std::size_t j) {
-    margin[j] = margin_of(j, is_leader, res.attends);
-    res.spread[j] = spread_of(c, j, a);
-    progress_advance(exec.progress);
-  });
+  for_each_index_shared(
+      c.sequences(), exec,
+      [&](std::size_t j) {
+        margin[j] = margin_of(j, is_leader, res.attends);
+        res.spread[j] = spread_of(c, j, a);
+        progress_advance(exec.progress);
+      },
+      [&](ByteWriter& w, std::size_t j) {
+        w.put(margin[j].index() == 1);
+        if (auto* why = std::get_if<std::string>(&margin[j])) w.put(std::string_view(*why));
+        else w.put(std::get<std::optional<Rational>>(margin[j]));
+        w.put(res.spread[j]);
+      },
+      [&](ByteReader& r, std::size_t j) {
+        if (r.flag()) margin[j] = MarginOrFailure(std::in_place_index<1>, r.string());
+        else margin[j] = r.optional_rational();
+        res.spread[j] = r.rational();
+      });
   for (auto& m : margin) {
     if (auto* why = std::get_if<std::string>(&m)) return failed(*why);
     auto& G = std::get<std::optional<Rational>>(m);

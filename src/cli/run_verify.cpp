@@ -9,6 +9,7 @@
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/certification/general_models.hpp"
+#include "seqi/cli/cooperation.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/core/execution.hpp"
 #include "seqi/core/parallel.hpp"
@@ -97,7 +98,7 @@ GeneralOptions general_options(const VerifyOptions& opt) {
 }
 
 Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
-                    const std::string& dataset_sha256, RunInfo& run, const Execution& exec) {
+                    const std::string& dataset_sha256, RunInfo& run, const Execution& exec, const Cooperation* coop) {
   Progress* progress = exec.progress;
   if (!opt.model_path.empty()) {
     const auto loaded = load_model(opt.model_path, opt.model_metadata);
@@ -113,10 +114,12 @@ Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralO
     return certify_general_softmax(data, model, go);
   }
   progress_phase(progress, "building the transformer (phases S, P, C, I)", 0);
-  const auto built = build_interpolating_transformer(data, opt.seed);
+  const auto build = [&] { return build_interpolating_transformer(data, opt.seed); };
+  const auto built = coop ? coop->construction(build) : build();
   Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so, exec)
                                  : certify_construction_hardmax(data, built, opt.brute, exec);
-  if (!opt.save_model_path.empty())
+  if (coop) coop->check_agreement(cert, run);  // the last collective step: writing fails alone
+  if (!opt.save_model_path.empty() && (!coop || coop->writes_output()))
     save_model(built.model, opt.save_model_path,
                {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256});
   return cert;
@@ -146,15 +149,20 @@ void write_report(const VerifyOptions& opt, const Certificate& cert, const RunIn
 
 // The dataset, read once; its SHA-256 is that of exactly the bytes parsed (pipes and stdin
 // included), computed only when a certificate or a saved model will record it.
-Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256) {
-  const std::string text = read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
+// With `coop`, the first process checks the paths and reads; the others get its bytes.
+Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const Cooperation* coop) {
+  const auto read = [&] {
+    check_paths(opt);
+    return read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
+  };
+  const std::string text = coop ? coop->dataset_text(read) : read();
   if (!opt.report_path.empty() || !opt.save_model_path.empty()) sha256 = sha256_hex(text);
   return parse_dataset_json(text, opt.dataset_path);
 }
 
 }  // namespace
 
-int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
+int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, const Cooperation* coop) {
   try {
     std::optional<Progress> progress;  // declared first: its last line ends before any error message
     if (opt.progress)
@@ -162,17 +170,17 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err) {
     progress_phase(progress ? &*progress : nullptr, "reading the dataset", 0);
     const SoftmaxOptions so = checked_softmax_options(opt);
     const GeneralOptions go = general_options(opt);
-    check_paths(opt);
     std::string dataset_sha256;
-    const Dataset data = read_dataset_once(opt, dataset_sha256);
+    const Dataset data = read_dataset_once(opt, dataset_sha256, coop);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    const Execution exec{progress ? &*progress : nullptr, opt.threads ? opt.threads : all_cores()};
-    Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec);
+    const Execution exec{progress ? &*progress : nullptr, opt.threads ? opt.threads : all_cores(),
+                         coop ? &coop->sharding() : nullptr};
+    Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec, coop);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
     progress.reset();  // its last line ends before the report's messages and the summary
-    if (!opt.report_path.empty()) write_report(opt, cert, run, data, dataset_sha256, err);
+    if (!opt.report_path.empty() && (!coop || coop->writes_output())) write_report(opt, cert, run, data, dataset_sha256, err);
     if (opt.json)
       out << summary_json(cert, run).dump(2) << "\n";
     else

@@ -11,7 +11,7 @@
 
 namespace seqi {
 
-int verify_main(int argc, char** argv) {
+int verify_main(int argc, char** argv, const Cooperation* coop) {
   exit_on_gmp_out_of_memory("verify", kOutOfMemory);
   if (argc >= 2 && std::string(argv[1]) == "import") return run_import(argc - 1, argv + 1);
   CLI::App app{"verify: build and certify a transformer that interpolates a dataset exactly "
@@ -102,7 +102,7 @@ int verify_main(int argc, char** argv) {
     }
   opt.progress_terminal = isatty(STDERR_FILENO) == 1;
   opt.progress = progress || opt.progress_terminal;
-  return run_verify(opt, std::cout, std::cerr);
+  return run_verify(opt, std::cout, std::cerr, coop);
 }
 
 }  // namespace seqi

@@ -10,6 +10,17 @@
 #include "seqi/numbers/bit_limit.hpp"
 
 namespace seqi {
+namespace {
+
+// The tokens [begin[j], begin[j+1]) of sequence j, to and from bytes.
+void put_sequence(ByteWriter& w, const std::vector<Point>& tokens, const std::vector<std::size_t>& begin, std::size_t j) {
+  for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) w.put(tokens[i]);
+}
+void get_sequence(ByteReader& r, std::vector<Point>& tokens, const std::vector<std::size_t>& begin, std::size_t j) {
+  for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) tokens[i] = r.point();
+}
+
+}  // namespace
 
 void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
   if (sa.is_identity()) {
@@ -17,14 +28,18 @@ void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
     return;
   }
   // Sequence j reads and writes only its own tokens.
-  for_each_index(state_.sequences(), threads_, [&](std::size_t j) {
-    auto first = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j]);
-    auto last = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j + 1]);
-    TokenList<Rational> X(first, last);
-    X = apply_hardmax(sa, X);
-    for (std::size_t i = 0; i < X.size(); ++i) check_bits(X[i], state_.begin[j] + i);
-    std::move(X.begin(), X.end(), first);
-  });
+  for_each_index_shared(
+      state_.sequences(), {nullptr, threads_, sharding_},
+      [&](std::size_t j) {
+        auto first = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j]);
+        auto last = state_.tokens.begin() + static_cast<std::ptrdiff_t>(state_.begin[j + 1]);
+        TokenList<Rational> X(first, last);
+        X = apply_hardmax(sa, X);
+        for (std::size_t i = 0; i < X.size(); ++i) check_bits(X[i], state_.begin[j] + i);
+        std::move(X.begin(), X.end(), first);
+      },
+      [&](ByteWriter& w, std::size_t j) { put_sequence(w, state_.tokens, state_.begin, j); },
+      [&](ByteReader& r, std::size_t j) { get_sequence(r, state_.tokens, state_.begin, j); });
   index_.invalidate();
 }
 
@@ -34,16 +49,20 @@ void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Ration
   // within its own sequence, so sequence j touches only its own slots of value and out.
   std::vector<std::optional<Point>> value(state_.tokens.size());
   std::vector<Point> out(state_.tokens.size());
-  for_each_index(state_.sequences(), threads_, [&](std::size_t j) {
-    for (std::size_t i = state_.begin[j]; i < state_.begin[j + 1]; ++i) {
-      if (attends[i] < state_.begin[j] || attends[i] >= state_.begin[j + 1])
-        throw std::invalid_argument("apply_attention_with_proven_argmax: a token attends outside its sequence");
-      auto& v = value[attends[i]];
-      if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
-      out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
-      check_bits(out[i], i);
-    }
-  });
+  for_each_index_shared(
+      state_.sequences(), {nullptr, threads_, sharding_},
+      [&](std::size_t j) {
+        for (std::size_t i = state_.begin[j]; i < state_.begin[j + 1]; ++i) {
+          if (attends[i] < state_.begin[j] || attends[i] >= state_.begin[j + 1])
+            throw std::invalid_argument("apply_attention_with_proven_argmax: a token attends outside its sequence");
+          auto& v = value[attends[i]];
+          if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
+          out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
+          check_bits(out[i], i);
+        }
+      },
+      [&](ByteWriter& w, std::size_t j) { put_sequence(w, out, state_.begin, j); },
+      [&](ByteReader& r, std::size_t j) { get_sequence(r, out, state_.begin, j); });
   state_.tokens = std::move(out);
   index_.invalidate();
 }

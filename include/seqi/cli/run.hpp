@@ -34,13 +34,16 @@ struct VerifyOptions {
 // needs more memory than the machine gives.
 enum ExitCode { kVerified = 0, kNotVerified = 1, kBadInput = 2, kOutOfMemory = 3 };
 
-// Runs a verification and prints the summary; returns the exit code.
-int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err);
+class Cooperation;  // seqi/cli/cooperation.hpp
+
+// Runs a verification and prints the summary; returns the exit code. With `coop` (verify-mpi)
+// the work is shared with the other processes and only coop->writes_output() writes files.
+int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, const Cooperation* coop = nullptr);
 
 // `verify import ...`: builds a dataset file from Fashion-MNIST or .npy arrays (argv[0] = "import").
 int run_import(int argc, char** argv);
 
-// Parses argv and dispatches (verify, import); returns the exit code.
-int verify_main(int argc, char** argv);
+// Parses argv and dispatches (verify, import); returns the exit code. `coop`: see run_verify.
+int verify_main(int argc, char** argv, const Cooperation* coop = nullptr);
 
 }  // namespace seqi

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "seqi/core/sharding.hpp"
 #include "seqi/forward/reading_index.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
@@ -25,9 +26,11 @@ struct ForwardStats {
 // block, counted by feed-forward layers applied, sequence and token).
 class ExactForward {
  public:
-  // Attention layers run their sequences on `threads` threads (the state after each layer,
-  // and any BitLimitExceeded thrown, do not depend on the thread count).
-  explicit ExactForward(TokenState initial, unsigned threads = 1) : state_(std::move(initial)), threads_(threads) {}
+  // Attention layers run their sequences on `threads` threads, and across the processes of
+  // `sharding` when given (the state after each layer, and any BitLimitExceeded thrown, do
+  // not depend on either).
+  explicit ExactForward(TokenState initial, unsigned threads = 1, const Sharding* sharding = nullptr)
+      : state_(std::move(initial)), threads_(threads), sharding_(sharding) {}
 
   void apply_attention(const SelfAttention<Rational>& sa);
   void apply_feed_forward(const FeedForward<Rational>& ff);
@@ -60,6 +63,7 @@ class ExactForward {
   std::size_t blocks_done_ = 0;  // feed-forward layers applied (each block ends with one)
   std::optional<Rational> last_relative_window_, last_centre_margin_;
   unsigned threads_ = 1;
+  const Sharding* sharding_ = nullptr;
 };
 
 }  // namespace seqi

@@ -1,0 +1,32 @@
+// How a verify run cooperates with other processes running the same command (verify-mpi).
+// Every collective step is taken by all processes in the same order, and a failure on the
+// process that does a step alone (reading, building) reaches the others as the same
+// exception, so no process waits for one that has stopped.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "seqi/construction/construction.hpp"
+#include "seqi/core/sharding.hpp"
+
+namespace seqi {
+
+struct Certificate;
+struct RunInfo;
+
+class Cooperation {
+ public:
+  virtual ~Cooperation() = default;
+  // Splits the per-sequence certification work among the processes.
+  virtual const Sharding& sharding() const = 0;
+  // True on the one process that prints and writes files.
+  virtual bool writes_output() const = 0;
+  // The first process calls read() (checks and reads the dataset); every process gets its bytes.
+  virtual std::string dataset_text(const std::function<std::string()>& read) const = 0;
+  // The first process calls build(); every process gets the same construction.
+  virtual Construction construction(const std::function<Construction()>& build) const = 0;
+  // Collective: throws unless every process arrived at the same certificate.
+  virtual void check_agreement(const Certificate& cert, const RunInfo& run) const = 0;
+};
+
+}  // namespace seqi

@@ -1,0 +1,101 @@
+// Per-index work split among cooperating processes (verify-mpi), with results that do not
+// depend on how many there are: part p computes a contiguous block of the indices (on its
+// threads), then every part receives every slot, so all parts continue with the same values.
+// No process library here: a Sharding is an interface that verify-mpi implements over MPI.
+#pragma once
+#include <cstddef>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "seqi/core/byte_codec.hpp"
+#include "seqi/core/execution.hpp"
+#include "seqi/core/input_error.hpp"
+#include "seqi/core/parallel.hpp"
+#include "seqi/numbers/bit_limit.hpp"
+
+namespace seqi {
+
+class Sharding {
+ public:
+  virtual ~Sharding() = default;
+  virtual std::size_t parts() const = 0;
+  virtual std::size_t part() const = 0;  // 0 <= part() < parts()
+  // Collective: every part calls it with its bytes; returns all parts' bytes in part order.
+  virtual std::vector<std::string> all_gather(const std::string& mine) const = 0;
+};
+
+// The block [first, last) of [0, n) that part p of `parts` owns: blocks are contiguous,
+// increase with p, cover [0, n) and differ in size by at most one.
+inline std::pair<std::size_t, std::size_t> owned_range(std::size_t n, std::size_t parts, std::size_t p) {
+  const std::size_t base = n / parts, extra = n % parts;
+  const std::size_t first = p * base + std::min(p, extra);
+  return {first, first + base + (p < extra ? 1 : 0)};
+}
+
+namespace sharding_detail {
+
+enum class Thrown : std::uint64_t { none = 0, bit_limit = 1, input = 2, other = 3 };
+
+// What a part threw, as bytes: the kind and the message.
+inline void put_thrown(ByteWriter& w, const std::exception_ptr& e) {
+  if (!e) return w.put(std::uint64_t(Thrown::none));
+  try {
+    std::rethrow_exception(e);
+  } catch (const BitLimitExceeded& x) {
+    w.put(std::uint64_t(Thrown::bit_limit)), w.put(std::string_view(x.what()));
+  } catch (const InputError& x) {
+    w.put(std::uint64_t(Thrown::input)), w.put(std::string_view(x.what()));
+  } catch (const std::exception& x) {
+    w.put(std::uint64_t(Thrown::other)), w.put(std::string_view(x.what()));
+  } catch (...) {
+    w.put(std::uint64_t(Thrown::other)), w.put(std::string_view("unknown exception"));
+  }
+}
+
+// Rethrows (as the same kind) what a part threw, if it threw.
+inline void rethrow_thrown(ByteReader& r) {
+  const auto kind = static_cast<Thrown>(r.u64());
+  if (kind == Thrown::none) return;
+  const std::string what = r.string();
+  if (kind == Thrown::bit_limit) throw BitLimitExceeded(what);
+  if (kind == Thrown::input) throw InputError(what);
+  throw std::runtime_error(what);
+}
+
+}  // namespace sharding_detail
+
+// Like for_each_index(n, exec.threads, f), across the parts of exec.sharding when there is one:
+// this part calls f(j) for its owned block only, then put(writer, j) writes each owned slot and
+// get(reader, j) reads every other part's slots. If some f(j) throws, every part throws the
+// exception of the smallest such j (as for_each_index does), so no part waits for another.
+// Exceptions cross as their kind (BitLimitExceeded, InputError, else std::runtime_error) and message.
+template <class F, class Put, class Get>
+void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& put, Get&& get) {
+  const Sharding* sh = exec.sharding;
+  if (!sh || sh->parts() <= 1) return for_each_index(n, exec.threads, f);
+  const auto [first, last] = owned_range(n, sh->parts(), sh->part());
+  std::exception_ptr thrown;
+  try {
+    for_each_index(last - first, exec.threads, [&, first = first](std::size_t k) { f(first + k); });
+  } catch (...) {
+    thrown = std::current_exception();
+  }
+  ByteWriter w;
+  sharding_detail::put_thrown(w, thrown);
+  if (!thrown)
+    for (std::size_t j = first; j < last; ++j) put(w, j);
+  const auto all = sh->all_gather(w.bytes());
+  for (std::size_t p = 0; p < all.size(); ++p) {  // in part order: the smallest throwing index first
+    ByteReader r(all[p]);
+    sharding_detail::rethrow_thrown(r);
+    if (p == sh->part()) continue;
+    const auto [lo, hi] = owned_range(n, sh->parts(), p);
+    for (std::size_t j = lo; j < hi; ++j) get(r, j);
+    if (!r.done()) throw ByteCodecError("for_each_index_shared: part " + std::to_string(p) + " sent extra bytes");
+  }
+}
+
+}  // namespace seqi

@@ -1,0 +1,154 @@
+#include "seqi/distributed/mpi_cooperation.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <ctime>
+#include <new>
+
+#include "seqi/distributed/construction_bytes.hpp"
+#include "seqi/io/sha256.hpp"
+#include "seqi/report/summary.hpp"
+
+namespace seqi {
+namespace {
+
+constexpr std::size_t kChunk = std::size_t{1} << 30;  // MPI counts are ints
+
+// Broadcasts bytes (already sized on every process) in chunks below INT_MAX.
+void broadcast_bytes(std::string& bytes, int root) {
+  for (std::size_t at = 0; at < bytes.size(); at += kChunk)
+    MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(kChunk, bytes.size() - at)), MPI_CHAR, root, MPI_COMM_WORLD);
+}
+
+// What process 0 threw, as a kind the other processes rethrow with the same message and
+// therefore the same exit code.
+enum class Kind : std::uint64_t { none, input, bit_limit, construction, out_of_memory, other };
+
+std::pair<Kind, std::string> kind_of(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const InputError& x) {
+    return {Kind::input, x.what()};
+  } catch (const BitLimitExceeded& x) {
+    return {Kind::bit_limit, x.what()};
+  } catch (const ConstructionError& x) {
+    return {Kind::construction, x.what()};
+  } catch (const std::bad_alloc&) {
+    return {Kind::out_of_memory, ""};
+  } catch (const std::exception& x) {
+    return {Kind::other, x.what()};
+  } catch (...) {
+    return {Kind::other, "unknown exception"};
+  }
+}
+
+[[noreturn]] void throw_kind(Kind kind, const std::string& what) {
+  switch (kind) {
+    case Kind::input: throw InputError(what);
+    case Kind::bit_limit: throw BitLimitExceeded(what);
+    case Kind::construction: throw ConstructionError(what);
+    case Kind::out_of_memory: throw std::bad_alloc();
+    default: throw std::runtime_error(what);
+  }
+}
+
+// Broadcasts a status word from root; the others poll every millisecond instead of spinning
+// (Open MPI's blocking wait spins), so they leave the cores to process 0 while it builds.
+std::uint64_t broadcast_patiently(std::uint64_t word, int root) {
+  MPI_Request request;
+  MPI_Ibcast(&word, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return word;
+    timespec pause{0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace
+
+MpiSharding::MpiSharding() {
+  int size = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  parts_ = static_cast<std::size_t>(size);
+  part_ = static_cast<std::size_t>(rank);
+}
+
+std::string MpiSharding::broadcast(std::string bytes, std::size_t root) const {
+  std::uint64_t size = bytes.size();
+  MPI_Bcast(&size, 1, MPI_UINT64_T, static_cast<int>(root), MPI_COMM_WORLD);
+  bytes.resize(size);
+  broadcast_bytes(bytes, static_cast<int>(root));
+  return bytes;
+}
+
+bool MpiSharding::all(bool ok) const {
+  int mine = ok ? 1 : 0, every = 0;
+  MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return every == 1;
+}
+
+// One broadcast per process: simple, and no int overflow of Allgatherv's counts.
+std::vector<std::string> MpiSharding::all_gather(const std::string& mine) const {
+  std::vector<std::string> all(parts_);
+  for (std::size_t p = 0; p < parts_; ++p) all[p] = broadcast(p == part_ ? mine : std::string(), p);
+  return all;
+}
+
+std::string MpiCooperation::from_first(const std::function<std::string()>& make) const {
+  std::string made;
+  std::exception_ptr thrown;
+  if (sharding_.part() == 0) try {
+      made = make();
+    } catch (...) {
+      thrown = std::current_exception();
+    }
+  const auto [kind, what] = thrown ? kind_of(thrown) : std::pair{Kind::none, std::string()};
+  const auto received = static_cast<Kind>(broadcast_patiently(std::uint64_t(kind), 0));
+  const std::string message = sharding_.broadcast(what);
+  if (thrown) std::rethrow_exception(thrown);  // process 0: the original exception
+  if (received != Kind::none) throw_kind(received, message);
+  return sharding_.broadcast(std::move(made));
+}
+
+std::string MpiCooperation::dataset_text(const std::function<std::string()>& read) const { return from_first(read); }
+
+// Process 0 sends the bytes of its construction and their SHA-256; every process checks the
+// digest and that its decoded construction encodes to the same bytes (nothing lost).
+Construction MpiCooperation::construction(const std::function<Construction()>& build) const {
+  std::optional<Construction> built;
+  const std::string bytes = from_first([&] {
+    built = build();
+    return construction_to_bytes(*built);
+  });
+  const std::string digest = sha256_hex(bytes);
+  const std::string sent_digest = sharding_.broadcast(digest);
+  if (sharding_.part() != 0) {
+    bool same = digest == sent_digest;
+    try {
+      if (same) {
+        built = construction_from_bytes(bytes);
+        same = construction_to_bytes(*built) == bytes;
+      }
+    } catch (const std::exception&) {
+      same = false;
+    }
+    if (!sharding_.all(same)) throw std::runtime_error("a process received a construction that differs from process 0's");
+  } else if (!sharding_.all(true)) {
+    throw std::runtime_error("a process received a construction that differs from process 0's (SHA-256 " + digest + ")");
+  }
+  return std::move(*built);
+}
+
+void MpiCooperation::check_agreement(const Certificate& cert, const RunInfo& run) const {
+  const auto digests = sharding_.all_gather(sha256_hex(summary_json(cert, run).dump()));
+  for (std::size_t p = 1; p < digests.size(); ++p)
+    if (digests[p] != digests[0])
+      throw std::runtime_error("process " + std::to_string(p) + " certified differently from process 0 (summary SHA-256 " +
+                               digests[p] + " against " + digests[0] + ")");
+}
+
+}  // namespace seqi

@@ -1,0 +1,125 @@
+#define BOOST_TEST_MODULE sharding
+// Sequences split among cooperating parts (seqi/core/sharding.hpp, what verify-mpi does over
+// MPI), here with the parts as threads of one process: every part's certificate equals the
+// certificate of one part alone, and a failure in any part reaches every part.
+#include <boost/test/unit_test.hpp>
+
+#include <barrier>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "seqi/certification/certificate.hpp"
+#include "seqi/core/sharding.hpp"
+#include "seqi/io/dataset_json.hpp"
+#include "seqi/numbers/thread_caches.hpp"
+#include "seqi/report/summary.hpp"
+
+using namespace seqi;
+
+namespace {
+
+// `count` parts exchanging bytes through a shared table; all_gather is collective.
+class ThreadParts {
+ public:
+  explicit ThreadParts(std::size_t count) : table_(count), barrier_(static_cast<std::ptrdiff_t>(count)) {}
+  std::size_t count() const { return table_.size(); }
+  std::vector<std::string> all_gather(std::size_t part, const std::string& mine) {
+    table_[part] = mine;
+    barrier_.arrive_and_wait();
+    std::vector<std::string> all = table_;
+    barrier_.arrive_and_wait();  // nobody writes the next round before everyone has read
+    return all;
+  }
+
+ private:
+  std::vector<std::string> table_;
+  std::barrier<> barrier_;
+};
+
+class ThreadSharding final : public Sharding {
+ public:
+  ThreadSharding(ThreadParts& parts, std::size_t part) : parts_(parts), part_(part) {}
+  std::size_t parts() const override { return parts_.count(); }
+  std::size_t part() const override { return part_; }
+  std::vector<std::string> all_gather(const std::string& mine) const override { return parts_.all_gather(part_, mine); }
+
+ private:
+  ThreadParts& parts_;
+  std::size_t part_;
+};
+
+// Runs work(sharding) on `count` threads, one per part; returns each part's result.
+template <class Work>
+std::vector<std::string> on_parts(std::size_t count, Work work) {
+  ThreadParts parts(count);
+  std::vector<std::string> results(count);
+  std::vector<std::thread> threads;
+  for (std::size_t p = 0; p < count; ++p)
+    threads.emplace_back([&, p] {
+      const ThreadSharding sharding(parts, p);
+      results[p] = work(sharding);
+      release_thread_number_caches();
+    });
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+std::string certificate_json(const Dataset& data, const Construction& built, bool softmax, const Sharding* sharding) {
+  const Execution exec{nullptr, 1, sharding};
+  const Certificate cert = softmax ? certify_construction_softmax(data, built, {}, exec)
+                                   : certify_construction_hardmax(data, built, false, exec);
+  return summary_json(cert, RunInfo{"d.json", data.name, "", 1, "exact"}).dump();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(every_part_certifies_what_one_part_alone_certifies) {
+  for (const char* name : {"words-300.json", "shared-tokens.json", "mixed-d3.json", "single.json", "tiny-d2.json"}) {
+    const Dataset data = read_dataset_file(std::string(SEQI_DATASETS_DIR) + "/" + name);
+    const Construction built = build_interpolating_transformer(data, 1);
+    for (bool softmax : {false, true}) {
+      const std::string alone = certificate_json(data, built, softmax, nullptr);
+      BOOST_TEST(alone.find("\"verified\":true") != std::string::npos, name);
+      for (std::size_t count : {2, 3}) {
+        const auto results = on_parts(count, [&](const Sharding& s) { return certificate_json(data, built, softmax, &s); });
+        for (std::size_t p = 0; p < count; ++p)
+          BOOST_TEST(results[p] == alone, name << (softmax ? " softmax" : " exact") << ", part " << p << " of " << count);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_smallest_failing_index_fails_every_part) {
+  // 12 indices on 3 parts: blocks [0,4), [4,8), [8,12). Index 6 (part 1) and 9 (part 2) fail.
+  const auto results = on_parts(3, [](const Sharding& s) -> std::string {
+    std::vector<std::uint64_t> slot(12, 0);
+    try {
+      for_each_index_shared(
+          12, Execution{nullptr, 2, &s},
+          [&](std::size_t j) {
+            if (j == 6) throw BitLimitExceeded("index 6 is too large");
+            if (j == 9) throw InputError("index 9 is bad");
+            slot[j] = j * j;
+          },
+          [&](ByteWriter& w, std::size_t j) { w.put(slot[j]); }, [&](ByteReader& r, std::size_t j) { slot[j] = r.u64(); });
+    } catch (const BitLimitExceeded& e) {
+      return std::string("bit limit: ") + e.what();
+    } catch (const std::exception& e) {
+      return std::string("other: ") + e.what();
+    }
+    return "no exception";
+  });
+  for (const auto& r : results) BOOST_TEST(r == "bit limit: index 6 is too large");
+  // Without failures every part ends with every slot.
+  const auto sums = on_parts(3, [](const Sharding& s) {
+    std::vector<std::uint64_t> slot(10, 0);
+    for_each_index_shared(
+        10, Execution{nullptr, 1, &s}, [&](std::size_t j) { slot[j] = j * j + 1; },
+        [&](ByteWriter& w, std::size_t j) { w.put(slot[j]); }, [&](ByteReader& r, std::size_t j) { slot[j] = r.u64(); });
+    std::uint64_t sum = 0;
+    for (auto v : slot) sum += v;
+    return std::to_string(sum);
+  });
+  for (const auto& s : sums) BOOST_TEST(s == "295");  // sum of j^2 + 1 for j < 10: 285 + 10
+}
