@@ -82,9 +82,12 @@ void put_record(ByteWriter& w, const ConstructionRecord& rec) {
   put_all(w, p.R, [&](const Rational& x) { w.put(x); });
   put_all(w, p.rho, [&](const Rational& x) { w.put(x); });
   put_all(w, p.circle_t, [&](const auto& l) { put_all(w, l, [&](const Rational& x) { w.put(x); }); });
+  w.put(p.collapse.has_value());
+  if (p.collapse) w.put(p.collapse->first), w.put(p.collapse->second);
   const InterpolationRecord& q = rec.interpolation;
   w.put(q.a), w.put(q.v), w.put(q.reading), w.put(q.gap), w.put(q.df);
   put_all(w, q.z, [&](const Rational& x) { w.put(x); });
+  put_all(w, q.runs, [&](const auto& l) { put_all(w, l, [&](std::size_t i) { w.put(std::uint64_t(i)); }); });
   put_all(w, q.order, [&](std::size_t i) { w.put(std::uint64_t(i)); });
   w.put(std::uint64_t(rec.collapse_block));
 }
@@ -106,9 +109,14 @@ ConstructionRecord get_record(ByteReader& r) {
   p.R = get_all<Rational>(r, rational);
   p.rho = get_all<Rational>(r, rational);
   p.circle_t = get_all<std::vector<Rational>>(r, [&] { return get_all<Rational>(r, rational); });
+  if (r.flag()) {
+    Rational a1 = r.rational();
+    p.collapse = std::pair{std::move(a1), r.rational()};
+  }
   InterpolationRecord& q = rec.interpolation;
   q.a = r.point(), q.v = r.point(), q.reading = r.point(), q.gap = r.rational(), q.df = r.rational();
   q.z = get_all<Rational>(r, rational);
+  q.runs = get_all<std::vector<std::size_t>>(r, [&] { return get_all<std::size_t>(r, [&] { return r.size(); }); });
   q.order = get_all<std::size_t>(r, [&] { return r.size(); });
   rec.collapse_block = r.size();
   return rec;

@@ -1,12 +1,15 @@
 #define BOOST_TEST_MODULE construction_bytes
 // What verify-mpi's process 0 broadcasts: the bytes of a construction decode to the same
-// model (compared through the independent model JSON writer) and the same record.
+// model (compared through the independent model JSON writer) and the same record, and the
+// decoded construction certifies exactly as the built one (so no field that a check reads is lost).
 #include <boost/test/unit_test.hpp>
 
+#include "seqi/certification/certificate.hpp"
 #include "seqi/core/byte_codec.hpp"
 #include "seqi/distributed/construction_bytes.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
+#include "seqi/report/summary.hpp"
 
 using namespace seqi;
 
@@ -48,9 +51,14 @@ BOOST_AUTO_TEST_CASE(a_construction_decodes_to_what_was_built) {
         return true;
       });
       BOOST_TEST((p.R == q.R && p.rho == q.rho && p.circle_t == q.circle_t));
+      BOOST_TEST((p.collapse == q.collapse));
       const InterpolationRecord &s = a.interpolation, &t = b.interpolation;
       BOOST_TEST((same_point(s.a, t.a) && same_point(s.v, t.v) && same_point(s.reading, t.reading)));
       BOOST_TEST((s.gap == t.gap && s.df == t.df && s.z == t.z && s.order == t.order));
+      BOOST_TEST((s.runs == t.runs));
+      const RunInfo run{name, data.name, "", 3, "exact rationals (GMP)"};
+      BOOST_TEST(summary_json(certify_construction_hardmax(data, back, false), run).dump() ==
+                 summary_json(certify_construction_hardmax(data, built, false), run).dump());
       BOOST_CHECK_THROW(construction_from_bytes(bytes.substr(0, bytes.size() - 1)), ByteCodecError);
       BOOST_CHECK_THROW(construction_from_bytes(bytes + "x"), ByteCodecError);
     }
