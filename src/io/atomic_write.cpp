@@ -15,8 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw InputError(path + ": " + what); }
-
 std::string reason(int err) { return std::string(" (") + std::strerror(err) + ")"; }
 
 // Flushes `fd`'s data to the device; the descriptor is closed either way.
@@ -39,7 +37,7 @@ fs::path create_temporary(const fs::path& target, const std::string& kind) {
       return tmp;
     }
     if (errno != EEXIST || attempt > 1000)
-      fail(target.string(), "cannot write the " + kind + " file: cannot create a temporary file in " + dir.string() +
+      throw_input_error(target.string(), "cannot write the " + kind + " file: cannot create a temporary file in " + dir.string() +
                                 reason(errno) + ". Check that the directory exists and is writable.");
   }
 }
@@ -50,19 +48,19 @@ void write_checked(const fs::path& file, const std::string& shown, const std::st
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     if (!out)
-      fail(shown, "cannot write the " + kind + " file" + reason(errno) +
+      throw_input_error(shown, "cannot write the " + kind + " file" + reason(errno) +
                       ". Check that the directory exists and is writable.");
     errno = 0;
     write(out);
     out.flush();
-    if (!out) fail(shown, "error while writing the " + kind + " file" + (errno ? reason(errno) : std::string()) + ".");
+    if (!out) throw_input_error(shown, "error while writing the " + kind + " file" + (errno ? reason(errno) : std::string()) + ".");
     out.close();
-    if (!out) fail(shown, "error while closing the " + kind + " file" + (errno ? reason(errno) : std::string()) + ".");
+    if (!out) throw_input_error(shown, "error while closing the " + kind + " file" + (errno ? reason(errno) : std::string()) + ".");
   }
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;  // write-only targets (some devices): nothing to sync
   if (const int err = sync_and_close(fd); err != 0 && err != EINVAL && err != EROFS)
-    fail(shown, "cannot flush the " + kind + " file to disk" + reason(err) + ".");
+    throw_input_error(shown, "cannot flush the " + kind + " file to disk" + reason(err) + ".");
 }
 
 }  // namespace
@@ -88,7 +86,7 @@ void write_file_atomically(const std::string& path, const std::string& kind,
   if (::rename(tmp.c_str(), target.c_str()) != 0) {
     const int err = errno;
     fs::remove(tmp, ec);
-    fail(path, "cannot move the written " + kind + " file into place" + reason(err) + ".");
+    throw_input_error(path, "cannot move the written " + kind + " file into place" + reason(err) + ".");
   }
   // Make the rename itself durable.
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();

@@ -10,10 +10,6 @@ namespace {
 
 using Order = std::vector<std::size_t>;  // token indices of one sequence, sorted by lex_less
 
-[[noreturn]] void fail(const std::string& source, const std::string& message) {
-  throw InputError(source + ": " + message);
-}
-
 // A point for a message, shortened when it is very long (large d or huge coordinates).
 std::string show(const Point& p) {
   std::string s = to_string(p);
@@ -46,7 +42,7 @@ void check_distinct(const Sequence& seq, const Order& order, std::size_t pair, b
   }
   if (best_second == seq.size()) return;
   const char* which = output ? "output" : "input";
-  fail(source, "pair " + std::to_string(pair + 1) + ": " + which + " tokens " +
+  throw_input_error(source, "pair " + std::to_string(pair + 1) + ": " + which + " tokens " +
                    std::to_string(best_first + 1) + " and " + std::to_string(best_second + 1) +
                    " are equal " + show(seq[best_first]) + "; " + (output ? "H2" : "H1") +
                    " needs the tokens of each " + which +
@@ -87,7 +83,7 @@ std::string token_place(std::size_t pair, bool output, std::size_t token) {
 
 void check_dimension_value(long long d, const std::string& source) {
   if (d >= 2) return;
-  fail(source, "\"dimension\" is " + std::to_string(d) +
+  throw_input_error(source, "\"dimension\" is " + std::to_string(d) +
                    ", but the theorem needs d >= 2 (H4). Embed the tokens in dimension 2 or more, "
                    "e.g. append a coordinate 0 to every token and set \"dimension\" accordingly.");
 }
@@ -95,7 +91,7 @@ void check_dimension_value(long long d, const std::string& source) {
 void check_token_size(std::size_t got, int d, std::size_t pair, bool output, std::size_t token,
                       const std::string& source) {
   if (got == static_cast<std::size_t>(d)) return;
-  fail(source, token_place(pair, output, token) + " has the wrong dimension: expected " +
+  throw_input_error(source, token_place(pair, output, token) + " has the wrong dimension: expected " +
                    std::to_string(d) + " coordinates (\"dimension\": " + std::to_string(d) +
                    "), got " + std::to_string(got) +
                    ". Give every token exactly \"dimension\" coordinates.");
@@ -106,7 +102,7 @@ void check_token_size(std::size_t got, int d, std::size_t pair, bool output, std
 void check_hypotheses(Dataset& data, const std::string& source) {
   detail::check_dimension_value(data.dimension, source);
   if (data.pairs.empty())
-    fail(source, "\"pairs\" is empty; a dataset needs at least one input/output pair. "
+    throw_input_error(source, "\"pairs\" is empty; a dataset needs at least one input/output pair. "
                  "Add pairs of the form {\"input\": [[...], ...], \"output\": [[...], ...]}.");
 
   // Per pair: non-empty sequences, dimensions, H1, H2, H5. Keep the sorted orders for H3.
@@ -115,10 +111,10 @@ void check_hypotheses(Dataset& data, const std::string& source) {
     const SequencePair& p = data.pairs[j];
     const std::string pair = "pair " + std::to_string(j + 1);
     if (p.input.empty())
-      fail(source, pair + ": the input sequence is empty; every input needs n >= 1 tokens. "
+      throw_input_error(source, pair + ": the input sequence is empty; every input needs n >= 1 tokens. "
                           "Add tokens or remove the pair.");
     if (p.output.empty())
-      fail(source, pair + ": the output sequence is empty; every output needs m >= 1 tokens "
+      throw_input_error(source, pair + ": the output sequence is empty; every output needs m >= 1 tokens "
                           "(1 <= m <= n). Add target tokens or remove the pair.");
     for (std::size_t t = 0; t < p.input.size(); ++t)
       detail::check_token_size(static_cast<std::size_t>(p.input[t].size()), data.dimension, j,
@@ -131,7 +127,7 @@ void check_hypotheses(Dataset& data, const std::string& source) {
     out_order[j] = sorted_order(p.output);
     check_distinct(p.output, out_order[j], j, true, source);
     if (p.output.size() > p.input.size())
-      fail(source, pair + " has m = " + std::to_string(p.output.size()) +
+      throw_input_error(source, pair + " has m = " + std::to_string(p.output.size()) +
                        " output tokens but only n = " + std::to_string(p.input.size()) +
                        " input tokens; H5 needs m <= n. Remove output tokens or add input tokens.");
   }
@@ -155,7 +151,7 @@ void check_hypotheses(Dataset& data, const std::string& source) {
       const std::size_t other = by_input[k];
       if (compare_sets(data.pairs[keep].output, out_order[keep], data.pairs[other].output,
                        out_order[other]) != 0)
-        fail(source, "pairs " + std::to_string(keep + 1) + " and " + std::to_string(other + 1) +
+        throw_input_error(source, "pairs " + std::to_string(keep + 1) + " and " + std::to_string(other + 1) +
                          " have the same input set but different output sets (H3): no "
                          "permutation-equivariant map can send equal inputs to different outputs. "
                          "Remove one of the two pairs or make their outputs agree.");

@@ -13,10 +13,6 @@
 namespace seqi {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& message) {
-  throw InputError(path + ": " + message);
-}
-
 struct GzCloser {
   void operator()(gzFile f) const { gzclose(f); }
 };
@@ -33,7 +29,7 @@ std::size_t read_some(gzFile file, void* buffer, std::size_t size, const std::st
     if (got < 0) {
       int code = 0;
       const char* what = gzerror(file, &code);
-      fail(path, std::string("cannot decompress or read the IDX data (") + (what ? what : "zlib error") +
+      throw_input_error(path, std::string("cannot decompress or read the IDX data (") + (what ? what : "zlib error") +
                      "). The file is corrupt; download it again or reinstall the package.");
     }
     if (got == 0) break;
@@ -73,32 +69,32 @@ IdxArray read_idx(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (status.type() == fs::file_type::not_found)
-    fail(path, "the IDX file does not exist. Check the path (e.g. train-images-idx3-ubyte.gz).");
-  if (fs::is_directory(status)) fail(path, "is a directory, not an IDX file.");
+    throw_input_error(path, "the IDX file does not exist. Check the path (e.g. train-images-idx3-ubyte.gz).");
+  if (fs::is_directory(status)) throw_input_error(path, "is a directory, not an IDX file.");
 
   GzPtr file(gzopen(path.c_str(), "rb"));
   if (!file)
-    fail(path, std::string("cannot open the IDX file (") + std::strerror(errno ? errno : EIO) +
+    throw_input_error(path, std::string("cannot open the IDX file (") + std::strerror(errno ? errno : EIO) +
                    "). Check that it exists and is readable.");
   gzbuffer(file.get(), 1u << 17);
 
   unsigned char magic[4];
   const std::size_t got_magic = read_some(file.get(), magic, 4, path);
   if (got_magic < 4)
-    fail(path, "truncated: the file has " + std::to_string(got_magic) +
+    throw_input_error(path, "truncated: the file has " + std::to_string(got_magic) +
                    " bytes, fewer than the 4-byte IDX magic number.");
   if (magic[0] != 0 || magic[1] != 0)
-    fail(path, "wrong magic number " + hex_magic(magic) +
+    throw_input_error(path, "wrong magic number " + hex_magic(magic) +
                    ": an IDX file starts with two zero bytes, a type code and the rank "
                    "(0x00000803 for images, 0x00000801 for labels). Is this an IDX file?");
   const unsigned type = magic[2], rank = magic[3];
   if (type != 0x08) {
     const char* name = type_name(type);
-    fail(path, "unsupported IDX element type 0x" + hex_magic(magic).substr(6, 2) +
+    throw_input_error(path, "unsupported IDX element type 0x" + hex_magic(magic).substr(6, 2) +
                    (name ? std::string(" (") + name + ")" : std::string(" (not an IDX type code)")) +
                    "; only unsigned bytes (0x08, magic 0x00000801 / 0x00000803) are supported.");
   }
-  if (rank == 0) fail(path, "the IDX rank (4th byte of the magic number) is 0; expected 1 (labels) or 3 (images).");
+  if (rank == 0) throw_input_error(path, "the IDX rank (4th byte of the magic number) is 0; expected 1 (labels) or 3 (images).");
 
   IdxArray out;
   out.dims.resize(rank);
@@ -106,12 +102,12 @@ IdxArray read_idx(const std::string& path) {
   for (unsigned k = 0; k < rank; ++k) {
     unsigned char b[4];
     if (read_some(file.get(), b, 4, path) < 4)
-      fail(path, "truncated: the header ends inside dimension " + std::to_string(k + 1) + " of " +
+      throw_input_error(path, "truncated: the header ends inside dimension " + std::to_string(k + 1) + " of " +
                      std::to_string(rank) + ".");
     out.dims[k] = big_endian_u32(b);
     // Overflow-safe product, bounded by kMaxIdxBytes.
     if (out.dims[k] != 0 && total > kMaxIdxBytes / out.dims[k])
-      fail(path, "the dimensions describe more than " + std::to_string(kMaxIdxBytes) +
+      throw_input_error(path, "the dimensions describe more than " + std::to_string(kMaxIdxBytes) +
                      " bytes of data (dimension " + std::to_string(k + 1) + " is " +
                      std::to_string(out.dims[k]) + "); the header is corrupt or the file too large.");
     total *= out.dims[k];
@@ -122,13 +118,13 @@ IdxArray read_idx(const std::string& path) {
   if (got < out.data.size()) {
     std::string shape;
     for (unsigned k = 0; k < rank; ++k) shape += (k ? " x " : "") + std::to_string(out.dims[k]);
-    fail(path, "truncated: the header announces " + shape + " = " + std::to_string(total) +
+    throw_input_error(path, "truncated: the header announces " + shape + " = " + std::to_string(total) +
                    " bytes of data but only " + std::to_string(got) +
                    " follow. Download the file again or reinstall the package.");
   }
   unsigned char extra;
   if (read_some(file.get(), &extra, 1, path) != 0)
-    fail(path, "has bytes after the " + std::to_string(total) +
+    throw_input_error(path, "has bytes after the " + std::to_string(total) +
                    " bytes of data announced by its header; the file is not a single IDX array.");
   return out;
 }

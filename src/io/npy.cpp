@@ -1,4 +1,5 @@
 #include "seqi/io/npy.hpp"
+#include "seqi/core/input_error.hpp"
 #include "seqi/io/float_bits.hpp"
 #include "seqi/io/read_file.hpp"
 
@@ -14,10 +15,6 @@
 
 namespace seqi {
 namespace {
-
-[[noreturn]] void fail(const std::string& path, const std::string& message) {
-  throw InputError(path + ": " + message);
-}
 
 // ---------------------------------------------------------------- header
 
@@ -82,7 +79,7 @@ class HeaderParser {
   [[noreturn]] void error(const std::string& what) const {
     std::string shown(s_.substr(0, 120));
     while (!shown.empty() && (shown.back() == '\n' || shown.back() == ' ')) shown.pop_back();
-    fail(path_, "malformed .npy header at character " + std::to_string(i_ + 1) + ": " + what +
+    throw_input_error(path_, "malformed .npy header at character " + std::to_string(i_ + 1) + ": " + what +
                     ". Header: " + shown + ". Write the file with numpy.save.");
   }
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
@@ -165,13 +162,13 @@ DType parse_dtype(const Header& h, const std::string& path) {
       "Supported: '<f2' '<f4' '<f8', '<i1' '<i2' '<i4' '<i8', '|u1' '<u2' '<u4' '<u8', '|b1' "
       "(also big-endian '>'). Convert the array, e.g. numpy.save(path, x.astype(numpy.float64)).";
   if (h.structured)
-    fail(path, "unsupported dtype " + h.descr + " (a structured array). " + supported);
+    throw_input_error(path, "unsupported dtype " + h.descr + " (a structured array). " + supported);
   std::string d = h.descr;
   DType t;
   char order = '=';
   if (!d.empty() && (d[0] == '<' || d[0] == '>' || d[0] == '|' || d[0] == '=')) order = d[0], d = d.substr(1);
   auto unsupported = [&](const std::string& why) {
-    fail(path, "unsupported dtype '" + h.descr + "' (" + why + "). " + supported);
+    throw_input_error(path, "unsupported dtype '" + h.descr + "' (" + why + "). " + supported);
   };
   if (d.size() < 2) unsupported("not a numeric type");
   t.kind = d[0];
@@ -229,49 +226,49 @@ struct Layout {
 Layout parse_layout(std::string_view bytes, const std::string& path) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    fail(path, "wrong magic: a .npy file starts with the 6 bytes \\x93NUMPY. Is this a .npy file "
+    throw_input_error(path, "wrong magic: a .npy file starts with the 6 bytes \\x93NUMPY. Is this a .npy file "
                "(not .npz, text or pickle)? Write it with numpy.save.");
-  if (bytes.size() < 10) fail(path, "truncated: the file ends inside the .npy preamble.");
+  if (bytes.size() < 10) throw_input_error(path, "truncated: the file ends inside the .npy preamble.");
   const int major = u[6], minor = u[7];
   std::size_t header_len = 0, header_start = 0;
   if (major == 1) {
     header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8);
     header_start = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) fail(path, "truncated: the file ends inside the .npy preamble.");
+    if (bytes.size() < 12) throw_input_error(path, "truncated: the file ends inside the .npy preamble.");
     header_len = std::size_t{u[8]} | (std::size_t{u[9]} << 8) | (std::size_t{u[10]} << 16) |
                  (std::size_t{u[11]} << 24);
     header_start = 12;
   } else {
-    fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+    throw_input_error(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
                    " (supported: 1.0, 2.0, 3.0).");
   }
   if (bytes.size() - header_start < header_len)
-    fail(path, "truncated: the header announces " + std::to_string(header_len) + " bytes but the file has only " +
+    throw_input_error(path, "truncated: the header announces " + std::to_string(header_len) + " bytes but the file has only " +
                    std::to_string(bytes.size() - header_start) + " after the preamble.");
   const std::string_view header_text(bytes.data() + header_start, header_len);
   if (major < 3)  // latin-1 header: only ASCII is meaningful
     for (unsigned char c : header_text)
-      if (c >= 0x80) fail(path, "malformed .npy header: non-ASCII byte in a version 1/2 header.");
+      if (c >= 0x80) throw_input_error(path, "malformed .npy header: non-ASCII byte in a version 1/2 header.");
   const Header h = HeaderParser(header_text, path).parse();
   if (h.fortran_order)
-    fail(path, "fortran_order is True; only C-order arrays are supported. Save numpy.ascontiguousarray(x).");
+    throw_input_error(path, "fortran_order is True; only C-order arrays are supported. Save numpy.ascontiguousarray(x).");
   const DType t = parse_dtype(h, path);
 
   std::size_t count = 1;
   for (std::size_t dim : h.shape) {
     if (dim != 0 && count > std::numeric_limits<std::size_t>::max() / dim)
-      fail(path, "the shape in the header describes too many elements.");
+      throw_input_error(path, "the shape in the header describes too many elements.");
     count *= dim;
   }
   const std::size_t data_start = header_start + header_len;
   const std::size_t available = bytes.size() - data_start;
   if (count > available / static_cast<std::size_t>(t.size))
-    fail(path, "truncated: the header announces shape " + shape_text(h.shape) + " of '" + h.descr + "' = " +
+    throw_input_error(path, "truncated: the header announces shape " + shape_text(h.shape) + " of '" + h.descr + "' = " +
                    std::to_string(count) + " values (" + std::to_string(t.size) + " bytes each) but only " +
                    std::to_string(available) + " data bytes follow.");
   if (available != count * static_cast<std::size_t>(t.size))
-    fail(path, "has " + std::to_string(available - count * static_cast<std::size_t>(t.size)) +
+    throw_input_error(path, "has " + std::to_string(available - count * static_cast<std::size_t>(t.size)) +
                    " bytes after the data announced by its header; the file is not a single .npy array.");
 
   return {{h.shape, h.descr}, t, data_start, count};
@@ -302,7 +299,7 @@ NpyArray decode_npy(std::string_view bytes, const std::string& path) {
         break;
       case 'b':
         if (raw > 1)
-          fail(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) +
+          throw_input_error(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) +
                          ") is not a valid boolean byte (" + std::to_string(raw) + ").");
         v = Rational(static_cast<long>(raw));
         break;
@@ -316,7 +313,7 @@ NpyArray decode_npy(std::string_view bytes, const std::string& path) {
       default: {
         const FloatFormat f = t.size == 8 ? kBinary64 : t.size == 4 ? kBinary32 : kBinary16;
         if (const char* name = nonfinite_name(raw, f))
-          fail(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) + ") is " + name +
+          throw_input_error(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) + ") is " + name +
                          ", which is not a rational number. Replace NaN and infinite values with finite "
                          "numbers before importing.");
         v = exact_rational_of_bits(raw, f);

@@ -13,8 +13,6 @@
 namespace seqi {
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& message) { throw InputError(path + ": " + message); }
-
 std::string limit_text(std::uintmax_t max_bytes) {
   return "the limit of " + std::to_string(max_bytes) + " bytes (" + std::to_string(max_bytes >> 20) + " MiB)";
 }
@@ -27,29 +25,29 @@ std::string read_file_limited(const std::string& path, std::uintmax_t max_bytes,
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (status.type() == fs::file_type::not_found)
-    fail(path, "the " + kind + " file does not exist. Check the path" + hint + ".");
-  if (ec) fail(path, "cannot access the " + kind + " file (" + ec.message() + ").");
-  if (fs::is_directory(status)) fail(path, "is a directory, not a " + kind + " file. Give the path of a " + kind + " file.");
+    throw_input_error(path, "the " + kind + " file does not exist. Check the path" + hint + ".");
+  if (ec) throw_input_error(path, "cannot access the " + kind + " file (" + ec.message() + ").");
+  if (fs::is_directory(status)) throw_input_error(path, "is a directory, not a " + kind + " file. Give the path of a " + kind + " file.");
   if (fs::is_regular_file(status)) {
     const std::uintmax_t size = fs::file_size(path, ec);
     if (!ec && size > max_bytes)
-      fail(path, "the file is " + std::to_string(size) + " bytes, larger than " + limit_text(max_bytes) +
+      throw_input_error(path, "the file is " + std::to_string(size) + " bytes, larger than " + limit_text(max_bytes) +
                      ". Split or reduce it.");
   }
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file)
-    fail(path, "cannot open the " + kind + " file (" + std::strerror(errno) + "). Check that it exists and is readable.");
+    throw_input_error(path, "cannot open the " + kind + " file (" + std::strerror(errno) + "). Check that it exists and is readable.");
   // Chunks, with the limit enforced while reading (pipes have no size).
   std::string text;
   std::vector<char> chunk(std::size_t{1} << 20);
   while (true) {
     const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file.get());
     text.append(chunk.data(), got);
-    if (text.size() > max_bytes) fail(path, "the file is larger than " + limit_text(max_bytes) + ". Split or reduce it.");
+    if (text.size() > max_bytes) throw_input_error(path, "the file is larger than " + limit_text(max_bytes) + ". Split or reduce it.");
     if (got < chunk.size()) break;
   }
   if (std::ferror(file.get()))
-    fail(path, "error while reading the " + kind + " file (" + std::strerror(errno) + ").");
+    throw_input_error(path, "error while reading the " + kind + " file (" + std::strerror(errno) + ").");
   return text;
 }
 
