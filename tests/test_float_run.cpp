@@ -10,6 +10,7 @@
 #include <string>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/certification/float_replay.hpp"
 #include "seqi/certification/float_run.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/io/dataset_json.hpp"
@@ -477,4 +478,64 @@ BOOST_AUTO_TEST_CASE(shipped_small_datasets_have_a_small_delta) {
             << (soft.float_run->certified ? "" : " NOT SHOWN: " + soft.float_run->failure) << "\n";
   BOOST_TEST(soft.float_run->certified, soft.float_run->failure);
   BOOST_TEST(soft.float_run->relative_delta < 1e-6);
+}
+
+// The thread count is an execution detail: with several chunks of tokens (1024 per chunk in
+// the bound, about 2048 per chunk in the replays) every fact is the same for 1 and 3 threads.
+BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_float_bound_or_the_replays) {
+  const auto seed = base_seed("threads");
+  RandomDatasetSpec spec;
+  spec.N = 400;
+  spec.n_min = 4;
+  spec.n_max = 12;
+  spec.m_max = 2;
+  spec.d = 3;
+  spec.coordinate_range = 40;
+  spec.max_denominator = 7;
+  const Dataset data = random_dataset(spec, seed);
+  const Construction built = build_interpolating_transformer(data, seed);
+  const FloatRunFacts one = bound_float_run(built.model, data, Setting::hardmax, 1, 128, 1);
+  const FloatRunFacts three = bound_float_run(built.model, data, Setting::hardmax, 1, 128, 3);
+  std::cout << "threads (seed " << seed << "): bound " << (one.certified ? "shown" : one.failure) << ", "
+            << one.decisions << " decisions\n";
+  BOOST_TEST(one.decisions > 2048u);  // several chunks were run
+  BOOST_TEST(one.certified == three.certified);
+  BOOST_TEST(one.delta == three.delta);
+  BOOST_TEST(one.failure == three.failure);
+  BOOST_TEST(one.decisions == three.decisions);
+  BOOST_TEST(one.kinks == three.kinks);
+  for (const std::optional<double> tau : {std::optional<double>{}, std::optional<double>{0.5}}) {
+    const FloatRun a = float_run<double>(built.model, data, tau, std::nullopt, {}, 1e-6, 1);
+    const FloatRun b = float_run<double>(built.model, data, tau, std::nullopt, {}, 1e-6, 3);
+    const FloatRun c = float_run<float>(built.model, data, tau, std::nullopt, {}, 1e-3, 1);
+    const FloatRun e = float_run<float>(built.model, data, tau, std::nullopt, {}, 1e-3, 3);
+    BOOST_TEST(a.sequences_checked == data.pairs.size());
+    for (const auto& [x, y] : {std::pair{&a, &b}, std::pair{&c, &e}}) {
+      BOOST_TEST(x->max_relative_hausdorff == y->max_relative_hausdorff);
+      BOOST_TEST(x->sequences_off_target == y->sequences_off_target);
+      BOOST_TEST(x->nonfinite == y->nonfinite);
+    }
+  }
+}
+
+// A failure is the first failing token in order, with the decisions counted before it, for
+// every thread count: tokens 1500 and 2500 of 3000 fail, every other one is decided.
+BOOST_AUTO_TEST_CASE(the_float_bound_reports_the_first_failing_token_for_any_thread_count) {
+  Dataset data;
+  data.dimension = 2;
+  SequencePair pair;
+  for (int i = 1; i <= 3000; ++i) pair.input.push_back(i == 1500 || i == 2500 ? p2(1, 0) : p2(0, 0));
+  pair.output.push_back(p2(0, 0));
+  data.pairs.push_back(pair);
+  Transformer<Rational> m;
+  m.dimension = 2;
+  const Rational tiny = Rational(1) / Rational(Integer(10) * Integer("1000000000000000000"));  // 1e-19
+  m.blocks.push_back({SelfAttention<Rational>::identity(), one_unit(p2(1, 0), -(1 - tiny / 10), p2(1, 1)), Phase::user});
+  for (unsigned threads : {1u, 2u, 3u}) {
+    const FloatRunFacts f = bound_float_run(m, data, Setting::hardmax, 1, 128, threads);
+    BOOST_TEST(!f.certified);
+    BOOST_TEST(f.failure.find("block 1 (feed-forward), sequence 1, token 1500: the sign of unit 1 is not shown") == 0,
+               f.failure);
+    BOOST_TEST(f.decisions == 1499u, "threads " << threads);
+  }
 }

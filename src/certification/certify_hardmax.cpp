@@ -4,23 +4,12 @@
 #include "seqi/certification/float_run_check.hpp"
 
 namespace seqi {
-Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
-                                         const Execution& exec) {
-  Certificate cert;
-  cert.setting = Setting::hardmax;
-  cert.record = built.record;
-  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
-  add_shape_checks(cert, true);
-  add_block_count_checks(cert, data, built);
-  const auto predicted = predicted_construction_params(cert.counts.d, cert.counts.sum_m,
-                                                       built.record.separation.shift_used,
-                                                       built.record.separation.lifts,
-                                                       built.record.interpolation.runs.size());
-  cert.add({"parameters = (6d+7)(sum(m) + K) + (8d+8) runs + 4d + 1 + 2d[shift]", "lem:fewer-blocks-count",
-            cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
+namespace {
 
-  add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
-
+// The exact forward pass and every check on it (Lemmas P, collapse, interpolation). Its token
+// state is freed on return, before the float runs make their own copies.
+void certify_exact_pass(Certificate& cert, const Dataset& data, const Construction& built, bool brute,
+                        const Execution& exec) {
   ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
   record_phase_end(cert, pass.state(), "input");
   const auto& blocks = built.model.blocks;
@@ -44,13 +33,36 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   progress_advance(exec.progress);
   run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size(), exec);
   add_interpolation_check(cert, data, outputs_of(pass.state()), exec);
-  progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
-  const auto dbl = double_cross_check(built.model, data, std::nullopt, collapse,
-                                      cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{});
-  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
+}
+
+}  // namespace
+
+Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
+                                         const Execution& exec) {
+  Certificate cert;
+  cert.setting = Setting::hardmax;
+  cert.record = built.record;
+  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
+  add_shape_checks(cert, true);
+  add_block_count_checks(cert, data, built);
+  const auto predicted = predicted_construction_params(cert.counts.d, cert.counts.sum_m,
+                                                       built.record.separation.shift_used,
+                                                       built.record.separation.lifts,
+                                                       built.record.interpolation.runs.size());
+  cert.add({"parameters = (6d+7)(sum(m) + K) + (8d+8) runs + 4d + 1 + 2d[shift]", "lem:fewer-blocks-count",
+            cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
+
+  add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
+
+  certify_exact_pass(cert, data, built, brute, exec);
+  progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
+  const auto dbl = double_cross_check(built.model, data, std::nullopt, built.record.collapse_block,
+                                      cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{},
+                                      exec.threads);
+  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   progress_phase(exec.progress, "certifying: float64 run of the model", 0);
-  add_float_run_check(cert, data, built.model, Setting::hardmax);
+  add_float_run_check(cert, data, built.model, Setting::hardmax, exec.threads);
   cert.conclude();
   return cert;
 }
@@ -67,7 +79,7 @@ Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rationa
   const auto dbl = double_cross_check(model, data, std::nullopt, std::nullopt, {});
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
-  add_float_run_check(cert, data, model, Setting::hardmax);
+  add_float_run_check(cert, data, model, Setting::hardmax, 1);
   cert.conclude();
   return cert;
 }

@@ -187,9 +187,11 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
                    exec);
 
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
-  const auto dbl = double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse, lp.attends);
+  const auto dbl =
+      double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse, lp.attends, exec.threads);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
-  add_float_run_check(cert, data, built.model, Setting::softmax, facts.tau_checked, facts.precision);
+  add_float_run_check(cert, data, built.model, Setting::softmax, exec.threads, facts.tau_checked,
+                      facts.precision);
   cert.softmax = facts;
   cert.conclude();
   return cert;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "seqi/forward/carried_forward.hpp"
 #include "seqi/forward/exact_forward.hpp"
@@ -21,7 +22,7 @@ void point_box(const Point& x, double* mid, double& rad) {
 
 class HardmaxReference final : public ExactReference {
  public:
-  explicit HardmaxReference(const TokenState& s) : pass_(s) {}
+  HardmaxReference(TokenState s, unsigned threads) : pass_(std::move(s), threads) {}
   std::size_t size() const override { return pass_.state().tokens.size(); }
   void box(std::size_t i, double* mid, double& rad) const override { point_box(pass_.state().tokens[i], mid, rad); }
   std::pair<Rational, Rational> affine_range(std::size_t i, const Point& u, const Rational& b) const override {
@@ -81,11 +82,11 @@ class SoftmaxReference final : public ExactReference {
 
 }  // namespace
 
-std::unique_ptr<ExactReference> hardmax_reference(const TokenState& inputs) {
-  return std::make_unique<HardmaxReference>(inputs);
+std::unique_ptr<ExactReference> hardmax_reference(TokenState inputs, unsigned threads) {
+  return std::make_unique<HardmaxReference>(std::move(inputs), threads);
 }
 
-std::unique_ptr<ExactReference> softmax_reference(const TokenState& inputs, const Rational& tau, unsigned precision) {
+std::unique_ptr<ExactReference> softmax_reference(TokenState inputs, const Rational& tau, unsigned precision) {
   return std::make_unique<SoftmaxReference>(inputs, tau, precision);
 }
 

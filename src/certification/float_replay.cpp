@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "seqi/core/parallel.hpp"
+
 namespace seqi {
 namespace {
 
@@ -147,10 +149,70 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
   }
 }
 
+// What one chunk's replay needs besides its sequences (read-only, shared by the threads).
+template <class F>
+struct ReplayedModel {
+  const std::vector<FloatBlock<F>>& blocks;
+  std::optional<double> tau;
+  std::optional<std::size_t> collapse_block;
+  const std::vector<std::size_t>& attends;
+  double tolerance;
+};
+
+struct ChunkResult {
+  double max_relative_hausdorff = 0;
+  std::size_t sequences_off_target = 0, wrong_leader = 0, nonfinite = 0;
+};
+
+// Sequences [first, last) (tokens begin[first] .. begin[last]) through every block, then each
+// output compared with its target. Touches nothing shared but the read-only model and data.
+template <class F>
+ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset& data,
+                         const std::vector<std::size_t>& begin, std::size_t first, std::size_t last) {
+  ChunkResult result;
+  auto cv = [](const Rational& x) { return to_float<F>(x); };
+  const std::size_t offset = begin[first];
+  Mat<F> X(dimension, static_cast<Eigen::Index>(begin[last] - offset));
+  for (std::size_t j = first; j < last; ++j)
+    for (std::size_t i = 0; i < data.pairs[j].input.size(); ++i)
+      for (int k = 0; k < dimension; ++k)
+        X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[j].input[i][k]);
+  ReadingCache<F> cache{std::vector<F>(static_cast<std::size_t>(X.cols())),
+                        std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
+  for (std::size_t b = 0; b < m.blocks.size(); ++b) {
+    const auto& block = m.blocks[b];
+    if (!block.identity_attention) {
+      const bool count = m.collapse_block && b == *m.collapse_block && !m.attends.empty();
+      for (std::size_t j = first; j < last; ++j)
+        attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, m.tau, offset, count ? &m.attends : nullptr,
+               result.wrong_leader);
+      std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
+    }
+    apply_feed_forward(block, X, cache);
+  }
+  for (std::size_t j = first; j < last; ++j) {
+    std::vector<Vec<double>> out, target;
+    double scale = 1;
+    for (const auto& y : data.pairs[j].output) {
+      target.push_back(vector_from_rational<double>(y));
+      scale = std::max(scale, target.back().norm());
+    }
+    bool finite = true;
+    for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
+      out.push_back(X.col(static_cast<Eigen::Index>(i - offset)).template cast<double>());
+      if (!out.back().allFinite()) ++result.nonfinite, finite = false;
+    }
+    const double rel = finite ? hausdorff_distance(out, target) / scale : std::numeric_limits<double>::infinity();
+    result.max_relative_hausdorff = std::max(result.max_relative_hausdorff, rel);
+    if (!(rel <= m.tolerance)) ++result.sequences_off_target;
+  }
+  return result;
+}
+
 template <class F>
 FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
-                   double tolerance) {
+                   double tolerance, unsigned threads) {
   FloatRun run;
   run.scalar = sizeof(F) == 8 ? "float64" : "float32";
   run.rule = tau ? "softmax" : "hardmax";
@@ -178,53 +240,35 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
     find_direction(blocks.back(), directions);
   }
 
-  // Runs of whole sequences of about 2048 tokens at a time (the run stays in cache).
-  for (std::size_t first = 0; first + 1 < begin.size();) {
+  // Chunks of whole sequences of about 2048 tokens (a chunk stays in cache), each run on its
+  // own and reduced in chunk order: counts add up and maxima are order-free, so the result is
+  // the same for every thread count.
+  std::vector<std::size_t> chunk_first{0};
+  while (chunk_first.back() + 1 < begin.size()) {
+    const std::size_t first = chunk_first.back();
     std::size_t last = first + 1;
     while (last + 1 < begin.size() && begin[last + 1] - begin[first] <= 2048) ++last;
-    const std::size_t offset = begin[first];
-    Mat<F> X(model.dimension, static_cast<Eigen::Index>(begin[last] - offset));
-    for (std::size_t j = first; j < last; ++j)
-      for (std::size_t i = 0; i < data.pairs[j].input.size(); ++i)
-        for (int k = 0; k < model.dimension; ++k)
-          X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[j].input[i][k]);
-    ReadingCache<F> cache{std::vector<F>(static_cast<std::size_t>(X.cols())),
-                          std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
-    for (std::size_t b = 0; b < blocks.size(); ++b) {
-      const auto& block = blocks[b];
-      if (!block.identity_attention) {
-        const bool count = collapse_block && b == *collapse_block && !attends.empty();
-        for (std::size_t j = first; j < last; ++j)
-          attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, tau, offset,
-                 count ? &attends : nullptr, run.wrong_leader);
-        std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
-      }
-      apply_feed_forward(block, X, cache);
-    }
-    for (std::size_t j = first; j < last; ++j) {
-      std::vector<Vec<double>> out, target;
-      double scale = 1;
-      for (const auto& y : data.pairs[j].output) {
-        target.push_back(vector_from_rational<double>(y));
-        scale = std::max(scale, target.back().norm());
-      }
-      bool finite = true;
-      for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
-        out.push_back(X.col(static_cast<Eigen::Index>(i - offset)).template cast<double>());
-        if (!out.back().allFinite()) ++run.nonfinite, finite = false;
-      }
-      const double rel = finite ? hausdorff_distance(out, target) / scale : std::numeric_limits<double>::infinity();
-      run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, rel);
-      if (!(rel <= tolerance)) ++run.sequences_off_target;
-    }
-    first = last;
+    chunk_first.push_back(last);
+  }
+  std::vector<ChunkResult> results(chunk_first.size() - 1);
+  const ReplayedModel<F> replayed{blocks, tau, collapse_block, attends, tolerance};
+  for_each_index(results.size(), threads, [&](std::size_t c) {
+    results[c] = replay_chunk(replayed, model.dimension, data, begin, chunk_first[c], chunk_first[c + 1]);
+  });
+  for (const auto& r : results) {
+    run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, r.max_relative_hausdorff);
+    run.sequences_off_target += r.sequences_off_target;
+    run.wrong_leader += r.wrong_leader;
+    run.nonfinite += r.nonfinite;
   }
   return run;
 }
 
 template FloatRun float_run<double>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
-                                    std::optional<std::size_t>, const std::vector<std::size_t>&, double);
+                                    std::optional<std::size_t>, const std::vector<std::size_t>&, double,
+                                    unsigned);
 template FloatRun float_run<float>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
-                                   std::optional<std::size_t>, const std::vector<std::size_t>&, double);
+                                   std::optional<std::size_t>, const std::vector<std::size_t>&, double,
+                                   unsigned);
 
 }  // namespace seqi

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "seqi/certification/float_reference.hpp"
+#include "seqi/core/parallel.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/numbers/interval.hpp"
 #include "seqi/numbers/upward.hpp"
@@ -22,12 +23,19 @@ constexpr double u = kUnitRoundoff;
 constexpr double tiny = kSubnormalMin;
 constexpr double kGuard = 0x1p1000;  // every magnitude bound stays below: no overflow anywhere
 
-// |w| with w = 0 or 2^-1000 <= |w| <= 2^1000 (normal range: |fl(w) - w| <= u |w|), else an explanation.
-std::optional<std::string> out_of_range(const Rational& w, const std::string& what) {
-  if (w == 0) return std::nullopt;
+// w = 0 or 2^-1000 <= |w| <= 2^1000 (normal range: |fl(w) - w| <= u |w|).
+bool in_relative_range(const Rational& w) {
+  if (w == 0) return true;
   const double m = magnitude_up(w);
-  if (std::isfinite(m) && m <= 0x1p1000 && m >= 0x1p-999) return std::nullopt;
-  return what + " = " + approx_decimal(w) + " is outside [2^-1000, 2^1000]: its float64 rounding is not relative";
+  return std::isfinite(m) && m <= 0x1p1000 && m >= 0x1p-999;
+}
+
+// nullopt when in_relative_range(w), else an explanation naming `what`.
+template <class What>
+std::optional<std::string> out_of_range(const Rational& w, What what) {
+  if (in_relative_range(w)) return std::nullopt;
+  return std::string(what) + " = " + approx_decimal(w) +
+         " is outside [2^-1000, 2^1000]: its float64 rounding is not relative";
 }
 
 // Magnitudes of alpha I + sum_t p_t q_t^T (lem:float-structured).
@@ -169,11 +177,21 @@ class PatternNorms {
   std::map<std::uint64_t, double> cache_;
 };
 
+// One thread's scratch for the feed-forward bound, and the decisions it counted.
+struct TokenScratch {
+  TokenScratch(const FeedForward<Rational>& ff, std::size_t w)
+      : E(w), R(w), act(w), live(w), active(w), jacobian(ff) {}
+  std::vector<double> E, R, act;
+  std::vector<char> live, active;
+  PatternNorms jacobian;
+  std::size_t decisions = 0, kinks = 0;
+};
+
 class Propagation {
  public:
-  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau)
-      : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), mid_(ref.size() * d), rad_(ref.size()),
-        e_(ref.size()) {}
+  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau, unsigned threads)
+      : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), threads_(threads), mid_(ref.size() * d),
+        rad_(ref.size()), e_(ref.size()) {}
 
   const std::vector<double>& errors() const { return e_; }
   FloatRunFacts& facts() { return facts_; }
@@ -189,7 +207,8 @@ class Propagation {
       refresh(i);
       if (const Point* x = ref_.point(i))
         for (Eigen::Index c = 0; c < x->size(); ++c)
-          if (auto f = out_of_range((*x)[c], "coordinate " + std::to_string(c + 1))) return where(i) + ": " + *f;
+          if (!in_relative_range((*x)[c]))
+            return where(i) + ": " + *out_of_range((*x)[c], "coordinate " + std::to_string(c + 1));
       e_[i] = u * exact_inf(i);
     }
     return std::nullopt;
@@ -258,11 +277,9 @@ class Propagation {
     const double cU = gamma_up(f.d + 1) * (1 + u) + u;
     const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
     const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
-    std::vector<double> E(f.w), R(f.w), act(f.w);
-    std::vector<char> live(f.w), active(f.w);
-    PatternNorms jacobian(ff);
     changed.assign(e_.size(), form ? 0 : 1);
-    for (std::size_t i = 0; i < e_.size(); ++i) {
+    // Token i's new error bound (writes e_[i] and changed[i] only); counts into t.
+    auto one_token = [&](std::size_t i, TokenScratch& t) -> std::optional<std::string> {
       const double* m = &mid_[i * d_];
       const double e = e_[i], r = rad_[i];
       double xmax = 0;
@@ -277,17 +294,17 @@ class Propagation {
           sm = sm + um[c] * std::fabs(m[c]);
           pm = pm + uk[c] * m[c];
         }
-        R[k] = cU * s + under;                                  // rounding: |phat_k - p*_k - U_k (xhat - x*)|
-        E[k] = R[k] + f.u_one[k] * e;                           // |phat_k - p*_k|
+        t.R[k] = cU * s + under;                                  // rounding: |phat_k - p*_k - U_k (xhat - x*)|
+        t.E[k] = t.R[k] + f.u_one[k] * e;                           // |phat_k - p*_k|
         const double pr = f.u_one[k] * r + cM * sm + under;      // |p*_k - pm| over the box
-        if (!(E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+        if (!(t.E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
         int sign = 0;  // sign of p*_k: +1, -1, or 0 (exactly zero: a kink)
-        if (std::fabs(pm) > pr + E[k]) {
+        if (std::fabs(pm) > pr + t.E[k]) {
           sign = pm > 0 ? 1 : -1;
         } else {
           const auto kk = static_cast<Eigen::Index>(k);
           const auto [plo, phi] = ref_.affine_range(i, Point(ff.U.row(kk).transpose()), ff.b[kk]);
-          const Rational bound(E[k]);
+          const Rational bound(t.E[k]);
           if (plo == 0 && phi == 0)
             sign = 0;
           else if (plo > bound)
@@ -299,11 +316,11 @@ class Propagation {
                    "pre-activation lies in [" + approx_decimal(plo, 3) + ", " + approx_decimal(phi, 3) +
                    "], the float error bound is " + approx_decimal(bound, 3);
         }
-        sign == 0 ? ++facts_.kinks : ++facts_.decisions;
-        live[k] = sign >= 0;
-        active[k] = sign > 0;
-        act[k] = sign > 0 ? std::fabs(pm) + pr : 0;  // >= relu(p*_k)
-        live_units += live[k];
+        sign == 0 ? ++t.kinks : ++t.decisions;
+        t.live[k] = sign >= 0;
+        t.active[k] = sign > 0;
+        t.act[k] = sign > 0 ? std::fabs(pm) + pr : 0;  // >= relu(p*_k)
+        live_units += t.live[k];
       }
       if (form && !changed[i]) {
         double tm = 0, tr = 0;
@@ -314,20 +331,21 @@ class Propagation {
         tr = tr + under;
         changed[i] = !(tm + tr < lo || lower_difference(tm, tr) > hi);
       }
-      if (live_units == 0 && f.eta_one) continue;  // fl(1 * xhat + 0) = xhat: e unchanged
+      if (live_units == 0 && f.eta_one) return std::nullopt;  // fl(1 * xhat + 0) = xhat: e unchanged
       const double cW = gamma_up(live_units + 1) * (1 + u) + u;
       // Active units propagate the input error through the pattern's exact Jacobian; kinks
       // (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
-      double terms = f.eta * xmax, propagated = jacobian(active) * e;
+      double terms = f.eta * xmax, propagated = t.jacobian(t.active) * e;
       for (std::size_t k = 0; k < f.w; ++k) {
-        if (!live[k]) continue;
-        terms = terms + f.w_col[k] * (act[k] + E[k]);
-        propagated = propagated + f.w_col[k] * (active[k] ? R[k] : (1 + u) * E[k]);
+        if (!t.live[k]) continue;
+        terms = terms + f.w_col[k] * (t.act[k] + t.E[k]);
+        propagated = propagated + f.w_col[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
       }
       e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * tiny;
       if (!(e_[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
-    }
-    return std::nullopt;
+      return std::nullopt;
+    };
+    return for_each_token(ff, f.w, one_token);
   }
 
   // Largest |x*_c| bound over coordinates of token i.
@@ -418,10 +436,38 @@ class Propagation {
     return b1;
   }
 
+  // Runs one_token(i, scratch) on every token, in chunks on threads_ threads (each under
+  // UpwardRounding with its own scratch); adds the decisions counted up to the first failing
+  // token and returns that token's failure: the result of a sequential loop, for any threads_.
+  template <class OneToken>
+  std::optional<std::string> for_each_token(const FeedForward<Rational>& ff, std::size_t w, OneToken& one_token) {
+    constexpr std::size_t kChunk = 1024;
+    struct ChunkResult {
+      std::size_t decisions = 0, kinks = 0;
+      std::optional<std::string> failure;
+    };
+    std::vector<ChunkResult> results((e_.size() + kChunk - 1) / kChunk);
+    for_each_index(results.size(), threads_, [&](std::size_t c) {
+      UpwardRounding up;
+      TokenScratch t(ff, w);
+      const std::size_t end = std::min(e_.size(), (c + 1) * kChunk);
+      for (std::size_t i = c * kChunk; i < end && !results[c].failure; ++i) results[c].failure = one_token(i, t);
+      results[c].decisions = t.decisions;
+      results[c].kinks = t.kinks;
+    });
+    for (auto& r : results) {
+      facts_.decisions += r.decisions;
+      facts_.kinks += r.kinks;
+      if (r.failure) return std::move(r.failure);
+    }
+    return std::nullopt;
+  }
+
   ExactReference& ref_;
   std::vector<std::size_t> begin_;
   std::size_t d_;
   Rational tau_;
+  unsigned threads_;
   std::vector<double> mid_, rad_, e_;
   FloatRunFacts facts_;
   std::string failure_;
@@ -436,11 +482,13 @@ FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, 
 }  // namespace
 
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision) {
-  const TokenState inputs = inputs_of(data);
-  auto ref = kind == Setting::hardmax ? hardmax_reference(inputs) : softmax_reference(inputs, tau, precision);
+                              const Rational& tau, unsigned precision, unsigned threads) {
+  TokenState inputs = inputs_of(data);
+  std::vector<std::size_t> begin = inputs.begin;
+  auto ref = kind == Setting::hardmax ? hardmax_reference(std::move(inputs), threads)
+                                      : softmax_reference(std::move(inputs), tau, precision);
   const auto d = static_cast<std::size_t>(model.dimension);
-  Propagation run(*ref, inputs.begin, d, tau);
+  Propagation run(*ref, std::move(begin), d, tau, threads);
   double tau_inv = 0;
   {
     UpwardRounding up;

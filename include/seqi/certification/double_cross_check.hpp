@@ -16,8 +16,9 @@ struct DoubleCrossCheck {
 };
 
 // attends: per token (global index over all sequences), the token it attends to at the
-// collapse block (from Lemma P); empty to skip the wrong-leader count.
+// collapse block (from Lemma P); empty to skip the wrong-leader count. threads: as float_run.
 DoubleCrossCheck double_cross_check(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
-                                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends);
+                                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
+                                    unsigned threads = 1);
 
 }  // namespace seqi

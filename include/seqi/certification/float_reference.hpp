@@ -28,7 +28,7 @@ class ExactReference {
   virtual std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) = 0;
 };
 
-std::unique_ptr<ExactReference> hardmax_reference(const TokenState& inputs);
-std::unique_ptr<ExactReference> softmax_reference(const TokenState& inputs, const Rational& tau, unsigned precision);
+std::unique_ptr<ExactReference> hardmax_reference(TokenState inputs, unsigned threads);
+std::unique_ptr<ExactReference> softmax_reference(TokenState inputs, const Rational& tau, unsigned precision);
 
 }  // namespace seqi

@@ -34,9 +34,10 @@ double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<V
 // Runs the model in scalar F (float or double), all sequences together layer by layer.
 // tau: softmax temperature, nullopt for hardmax. attends: per token (global index), the
 // certified leader at the collapse block (lem:P); empty to skip the wrong-leader count.
+// threads: chunks of sequences run in parallel; the result does not depend on it.
 template <class F>
 FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
-                   double tolerance);
+                   double tolerance, unsigned threads = 1);
 
 }  // namespace seqi

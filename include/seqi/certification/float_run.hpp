@@ -28,8 +28,9 @@ struct FloatRunFacts {
 
 // The float run of `model` on every input of `data`, against the exact run of the same model:
 // hardmax in exact rationals, softmax at temperature tau (enclosed with `precision`-bit
-// intervals on exact directions, lem:direction-carrying).
+// intervals on exact directions, lem:direction-carrying). threads: tokens of a feed-forward
+// layer (and the hardmax reference's attention) run in parallel; the result does not depend on it.
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision);
+                              const Rational& tau, unsigned precision, unsigned threads = 1);
 
 }  // namespace seqi

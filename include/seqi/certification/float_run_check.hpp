@@ -5,8 +5,8 @@
 
 namespace seqi {
 
-// tau and precision are used for softmax only.
+// tau and precision are used for softmax only; threads as bound_float_run.
 void add_float_run_check(Certificate& cert, const Dataset& data, const Transformer<Rational>& model,
-                         Setting kind, const Rational& tau = 1, unsigned precision = 128);
+                         Setting kind, unsigned threads, const Rational& tau = 1, unsigned precision = 128);
 
 }  // namespace seqi
