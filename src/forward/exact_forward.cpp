@@ -1,6 +1,7 @@
 #include "seqi/forward/exact_forward.hpp"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -45,25 +46,31 @@ void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
 
 void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Rational>& sa,
                                                       const std::vector<std::size_t>& attends) {
-  // V x_att once per attended token: many tokens attend to the same leader. A token attends
-  // within its own sequence, so sequence j touches only its own slots of value and out.
-  std::vector<std::optional<Point>> value(state_.tokens.size());
-  std::vector<Point> out(state_.tokens.size());
+  // V x_att once per attended token (many tokens attend to the same leader), all computed from
+  // the old state before any token of the sequence is overwritten in place: no second copy of
+  // the token state. A token attends within its own sequence, so sequence j touches only its
+  // own slots.
   for_each_index_shared(
       state_.sequences(), {nullptr, threads_, sharding_},
       [&](std::size_t j) {
-        for (std::size_t i = state_.begin[j]; i < state_.begin[j + 1]; ++i) {
-          if (attends[i] < state_.begin[j] || attends[i] >= state_.begin[j + 1])
+        const std::size_t b0 = state_.begin[j], b1 = state_.begin[j + 1];
+        std::map<std::size_t, Point> value;
+        for (std::size_t i = b0; i < b1; ++i) {
+          if (attends[i] < b0 || attends[i] >= b1)
             throw std::invalid_argument("apply_attention_with_proven_argmax: a token attends outside its sequence");
-          auto& v = value[attends[i]];
-          if (!v) v = sa.V.apply(state_.tokens[attends[i]]);
-          out[i] = sa.rho == 0 ? *v : Point(state_.tokens[i] * sa.rho + *v);
-          check_bits(out[i], i);
+          if (!value.count(attends[i])) value.emplace(attends[i], sa.V.apply(state_.tokens[attends[i]]));
+        }
+        for (std::size_t i = b0; i < b1; ++i) {
+          const Point& v = value.at(attends[i]);
+          if (sa.rho == 0)
+            state_.tokens[i] = v;
+          else
+            state_.tokens[i] = Point(state_.tokens[i] * sa.rho + v);
+          check_bits(state_.tokens[i], i);
         }
       },
-      [&](ByteWriter& w, std::size_t j) { put_sequence(w, out, state_.begin, j); },
-      [&](ByteReader& r, std::size_t j) { get_sequence(r, out, state_.begin, j); });
-  state_.tokens = std::move(out);
+      [&](ByteWriter& w, std::size_t j) { put_sequence(w, state_.tokens, state_.begin, j); },
+      [&](ByteReader& r, std::size_t j) { get_sequence(r, state_.tokens, state_.begin, j); });
   index_.invalidate();
 }
 
