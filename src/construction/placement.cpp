@@ -57,6 +57,10 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
 
   // Places grouped by target (lem:grouped-places), in a bounded range (lem:bounded-places).
   GroupedPlaces grouped = grouped_places(data);
+  if (grouped.circle_slot_distance)
+    out.record.choices.push_back({"slots of the circle places by phase l/m_j (lem:spread-slots): circle leaders of one "
+                                  "sequence at least " + std::to_string(*grouped.circle_slot_distance) + " slots apart",
+                                  1, Integer(0)});
   rec.R = std::move(grouped.R);
   rec.rho = std::move(grouped.rho);
   rec.circle_t = std::move(grouped.circle_t);
