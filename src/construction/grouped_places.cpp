@@ -65,8 +65,12 @@ GroupedPlaces grouped_places(const Dataset& data) {
   const auto groups = target_groups(data);
   const std::size_t N = data.pairs.size(), S = groups.size();
   const bool classification = S == N;  // every m_j = 1 (H5)
-  // Circle places: slots spread by phase l / m_j (lem:spread-slots); first leaders only: by target.
-  const auto slot = classification ? slots_by_target(data) : spread_slots(data, groups);
+  // Slots by target, unless some sequence has two circle leaders: then spread by phase l / m_j so
+  // that they are far apart on the arc (lem:spread-slots).
+  const bool two_circle_leaders = std::any_of(data.pairs.begin(), data.pairs.end(), [](const SequencePair& p) {
+    return p.output.size() >= 3;
+  });
+  const auto slot = two_circle_leaders ? spread_slots(data, groups) : slots_by_target(data);
   const Rational h = dyadic_floor_at_most_one(Rational(9, static_cast<long>(std::max<std::size_t>(N, 9))));
   // One flat hat per cluster costs sum(m) - D more blocks than one per target: at most 2 are
   // within the bound K + sum(m) + D + 2, and the ungrouped circles are better conditioned.
@@ -91,7 +95,7 @@ GroupedPlaces grouped_places(const Dataset& data) {
   }
   if (!classification) {
     out.collapse = std::pair{Rational(1), Rational(4)};
-    out.circle_slot_distance = smallest_circle_slot_distance(data, slot);
+    if (two_circle_leaders) out.circle_slot_distance = smallest_circle_slot_distance(data, slot);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 // Slot order of the grouped circle places that spreads the leaders of one sequence over the arc
-// (lem:spread-slots in proofs/placed-leaders.tex): Lemma P's neighbour gap of two circle leaders
+// (lem:spread-slots in proofs/spread-slots.tex): Lemma P's neighbour gap of two circle leaders
 // of one sequence is 2 rho^2 (t - t')^2 / ((1 + t^2)(1 + t'^2)), so adjacent slots of one
 // sequence would leave a margin of order 1 / sum(m)^2.
 #pragma once
