@@ -27,7 +27,7 @@ void add_spread_slots_check(Certificate& cert, const Dataset& data, const Constr
   if (!built.record.placement.collapse) return;  // not the one-arc layout of lem:grouped-places (3)
   const std::size_t runs = built.record.interpolation.runs.size(), D = distinct_target_count(data);
   const auto gap = smallest_circle_gap(built.record.placement);
-  cert.add({"grouped circle places in phase order: one run per distinct target", "lem:spread-slots", runs == D, true,
+  cert.add({"grouped circle places: equal targets in consecutive slots, one run per distinct target", "lem:spread-slots", runs == D, true,
             std::to_string(runs) + " runs, " + std::to_string(D) + " distinct targets; smallest circle-neighbour gap " +
                 (gap ? approx_decimal(*gap) : std::string("none (no sequence has two circle leaders)"))});
 }

@@ -26,7 +26,7 @@ void add_block_count_checks(Certificate& cert, const Dataset& data, const Constr
 // circle leaders of one sequence adjacent in t (lem:circle-gap); nullopt when no sequence has two.
 std::optional<Rational> smallest_circle_gap(const PlacementRecord& rec);
 
-// Grouped circle places (lem:grouped-places (3)) in the phase order of lem:spread-slots: exactly one
+// Grouped circle places (lem:grouped-places (3), slots by phase or by target, lem:spread-slots): exactly one
 // interpolation run per distinct target; the detail prints the smallest circle-neighbour gap.
 void add_spread_slots_check(Certificate& cert, const Dataset& data, const Construction& built);
 
