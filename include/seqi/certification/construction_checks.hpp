@@ -30,4 +30,9 @@ std::optional<Rational> smallest_circle_gap(const PlacementRecord& rec);
 // interpolation run per distinct target; the detail prints the smallest circle-neighbour gap.
 void add_spread_slots_check(Certificate& cert, const Dataset& data, const Construction& built);
 
+// One-arc places: every place reads at least one half-width left of the left breakpoint of every
+// placement hat after the shrink layer, each hat rising along the placement reading
+// (lem:places-left); not required (a float-robustness property, like lem:hat-margin).
+void add_places_left_check(Certificate& cert, const Construction& built);
+
 }  // namespace seqi
