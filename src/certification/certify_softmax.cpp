@@ -101,6 +101,8 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
   add_placement_checks(cert, pass.state(), built);
   add_collapse_and_order_checks(cert, data, built);
+  add_spread_slots_check(cert, data, built);
+  add_places_left_check(cert, built);
   progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
   add_lemma_p_check(cert, pass.state(), built, opt.brute, exec);
   add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);

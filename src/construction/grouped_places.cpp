@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "seqi/construction/spread_slots.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
@@ -62,9 +63,14 @@ GroupedPlaces ungrouped_places(const Dataset& data, const Rational& h) {
 GroupedPlaces grouped_places(const Dataset& data) {
   GroupedPlaces out;
   const auto groups = target_groups(data);
-  const auto slot = slots_by_target(data);
-  const std::size_t N = data.pairs.size(), S = slot.size();
+  const std::size_t N = data.pairs.size(), S = groups.size();
   const bool classification = S == N;  // every m_j = 1 (H5)
+  // Slots by target, unless some sequence has two circle leaders: then spread by phase l / m_j so
+  // that they are far apart on the arc (lem:spread-slots).
+  const bool two_circle_leaders = std::any_of(data.pairs.begin(), data.pairs.end(), [](const SequencePair& p) {
+    return p.output.size() >= 3;
+  });
+  const auto slot = two_circle_leaders ? spread_slots(data, groups) : slots_by_target(data);
   const Rational h = dyadic_floor_at_most_one(Rational(9, static_cast<long>(std::max<std::size_t>(N, 9))));
   // One flat hat per cluster costs sum(m) - D more blocks than one per target: at most 2 are
   // within the bound K + sum(m) + D + 2, and the ungrouped circles are better conditioned.
@@ -87,7 +93,10 @@ GroupedPlaces grouped_places(const Dataset& data) {
     out.circle_t.emplace_back();
     for (std::size_t l = 1; l < m; ++l) out.circle_t.back().push_back(t_of(slot[k++]));
   }
-  if (!classification) out.collapse = std::pair{Rational(1), Rational(4)};
+  if (!classification) {
+    out.collapse = std::pair{Rational(1), Rational(4)};
+    if (two_circle_leaders) out.circle_slot_distance = smallest_circle_slot_distance(data, slot);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
+#include "seqi/construction/places_left.hpp"
 
 namespace seqi {
 namespace {
@@ -57,6 +58,10 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
 
   // Places grouped by target (lem:grouped-places), in a bounded range (lem:bounded-places).
   GroupedPlaces grouped = grouped_places(data);
+  if (grouped.circle_slot_distance)
+    out.record.choices.push_back({"slots of the circle places by phase l/m_j (lem:spread-slots): circle leaders of one "
+                                  "sequence at least " + std::to_string(*grouped.circle_slot_distance) + " slots apart",
+                                  1, Integer(0)});
   rec.R = std::move(grouped.R);
   rec.rho = std::move(grouped.rho);
   rec.circle_t = std::move(grouped.circle_t);
@@ -88,9 +93,17 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   };
   std::vector<Candidate> kept;
   const int candidates = c.tokens.size() > 4000 ? 2 : 6;
+  // One-arc places (lem:grouped-places (3)): every place reads left of every shrunk token, and
+  // each hat keeps its margin from every place (lem:places-left).
+  const bool places_left = rec.collapse.has_value();
   choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
                           Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
     rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
+    if (places_left) {
+      auto left = reading_with_places_left(rec.reading, places, c.tokens, rec.eps, C_e1);  // lem:places-left
+      if (!left) return std::nullopt;
+      rec.reading = std::move(*left);
+    }
     std::vector<Rational> t;
     for (const auto& x : c.tokens) t.push_back(dot(rec.reading, x));
     const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
@@ -104,12 +117,14 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     std::vector<Rational> leader_t;
     for (std::size_t q : leader_tokens) leader_t.push_back(t[q]);
     const auto order = decreasing_reading_order(leader_t);  // lem:hat-order
-    std::set<Rational> taken;
+    std::set<Rational> taken, all_places;
+    if (places_left)
+      for (const auto& p : places) all_places.insert(dot(rec.reading, p));
     for (std::size_t s = 0; s < order.size(); ++s) {
       const std::size_t k = order[s], q = leader_tokens[k];
       Rational g = gap[q];
       if (s > 0)  // reads shrunk coordinates eps x + C e1
-        g = std::min(g * rec.eps, distance_to_set(taken, rec.eps * t[q] + base, g * rec.eps));
+        g = std::min(g * rec.eps, distance_to_set(places_left ? all_places : taken, rec.eps * t[q] + base, g * rec.eps));
       if (g == 0) return std::nullopt;
       delta[k] = hat_half_width_with_margin(g);  // lem:hat-margin
       const Rational placed_reading = dot(rec.reading, places[k]);

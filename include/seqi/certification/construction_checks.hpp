@@ -22,4 +22,17 @@ void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const
 // L <= K + sum(m) + D + 2 (D distinct targets); fills counts.distinct_targets and the bound.
 void add_block_count_checks(Certificate& cert, const Dataset& data, const Construction& built);
 
+// Smallest Lemma P neighbour gap rho^2 - <P_l, P_k> = 2 rho^2 (t - t')^2 / ((1 + t^2)(1 + t'^2)) of two
+// circle leaders of one sequence adjacent in t (lem:circle-gap); nullopt when no sequence has two.
+std::optional<Rational> smallest_circle_gap(const PlacementRecord& rec);
+
+// Grouped circle places (lem:grouped-places (3), slots by phase or by target, lem:spread-slots): exactly one
+// interpolation run per distinct target; the detail prints the smallest circle-neighbour gap.
+void add_spread_slots_check(Certificate& cert, const Dataset& data, const Construction& built);
+
+// One-arc places: every place reads at least one half-width left of the left breakpoint of every
+// placement hat after the shrink layer, each hat rising along the placement reading
+// (lem:places-left); not required (a float-robustness property, like lem:hat-margin).
+void add_places_left_check(Certificate& cert, const Construction& built);
+
 }  // namespace seqi

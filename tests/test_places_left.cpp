@@ -1,0 +1,137 @@
+#define BOOST_TEST_MODULE places_left
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <random>
+
+#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/construction_checks.hpp"
+#include "seqi/construction/places_left.hpp"
+#include "seeded_oracles.hpp"
+
+using namespace seqi;
+
+// Placement reading with every place left of every shrunk token (lem:places-left in
+// proofs/spread-slots.tex): the reading's defining inequality from the definition, every
+// placement hat after the shrink layer inactive on every place (all pre-activations < 0,
+// evaluated from the layer's own U and b), and the certificate's check failing on a moved place.
+
+namespace {
+
+
+// N sequences of m + 1 tokens in dimension d with m >= 3 distinct targets each (one-arc places,
+// lem:grouped-places (3), since targets repeat across sequences).
+Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d) {
+  Dataset data;
+  data.name = "places-left";
+  data.dimension = d;
+  std::uniform_int_distribution<long> c(-9, 9);
+  for (std::size_t j = 0; j < N; ++j) {
+    SequencePair pair;
+    for (std::size_t i = 0; i <= m; ++i) {
+      Point x(d);
+      for (int k = 0; k < d; ++k) x[k] = Rational(c(g), 1 + static_cast<long>(g() % 4));
+      x[0] = Rational(static_cast<long>(j * (m + 1) + i));  // distinct tokens and sequences (H3)
+      pair.input.push_back(x);
+    }
+    std::vector<long> used;
+    while (pair.output.size() < m) {
+      const long y = static_cast<long>(g() % (2 * m));
+      if (std::find(used.begin(), used.end(), y) != used.end()) continue;
+      used.push_back(y);
+      Point t = Point::Zero(d);
+      t[0] = Rational(y);
+      t[1] = Rational(-y, 3);
+      pair.output.push_back(t);
+    }
+    data.pairs.push_back(std::move(pair));
+  }
+  return data;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(reading_puts_every_place_below_every_shrunk_token) {
+  std::mt19937_64 g(testing::base_seed("places_left"));
+  std::uniform_int_distribution<long> c(-50, 50);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int d = 2 + trial % 5;
+    // Places of lem:grouped-places (3): rho = 7 circle points at t in [5/16, 1/2] and R e1, R in [10.2, 18.2].
+    std::vector<Point> places;
+    for (int k = 0; k < 6; ++k) {
+      const Rational t = Rational(5, 16) + Rational(3 * k, 16 * 5);
+      Point p = Point::Zero(d);
+      p[0] = 7 * (t * t - 1) / (t * t + 1);
+      p[1] = 7 * 2 * t / (t * t + 1);
+      places.push_back(p);
+      Point q = Point::Zero(d);
+      q[0] = 7 * (t * t + 8 * t - 1) / (t * t + 1);
+      places.push_back(q);
+    }
+    std::vector<Point> tokens;
+    Rational m2 = 0;
+    for (int i = 0; i < 20; ++i) {
+      Point x(d);
+      for (int k = 0; k < d; ++k) x[k] = Rational(c(g), 1 + static_cast<long>(g() % 7));
+      m2 = std::max(m2, norm_sq(x));
+      tokens.push_back(x);
+    }
+    Rational eps = 1;  // eps^2 max |x|^2 <= 1 (lem:shrink)
+    while (eps * eps * m2 > 1) eps /= 2;
+    Point drawn(d);
+    for (int k = 0; k < d; ++k) drawn[k] = Rational(c(g), 64);
+    if (drawn.isZero()) drawn[0] = 1;
+    Point C_e1 = Point::Zero(d);
+    C_e1[0] = 4;
+    const auto r = reading_with_places_left(drawn, places, tokens, eps, C_e1);
+    BOOST_TEST_REQUIRE(r.has_value());
+    Rational top = dot(*r, places[0]);
+    for (const auto& p : places) top = std::max(top, dot(*r, p));
+    for (const auto& x : tokens) BOOST_TEST(top < dot(*r, Point(x * eps + C_e1)));
+    // r = n + 2^-k drawn with k >= 1.
+    Point n = Point::Zero(d);
+    n[0] = Rational(-31, 128);
+    n[1] = Rational(-31, 32);
+    const Point diff = *r - n;
+    Eigen::Index i = 0;
+    while (drawn[i] == 0) ++i;
+    const Rational s = diff[i] / drawn[i];
+    BOOST_TEST(equal_points(diff, Point(drawn * s)));
+    BOOST_TEST((s > 0 && s <= Rational(1, 2)));
+    BOOST_TEST(numerator(s) == 1);  // a power of two
+  }
+}
+
+BOOST_AUTO_TEST_CASE(every_later_placement_hat_is_inactive_on_every_place) {
+  std::mt19937_64 g(testing::base_seed("places_left") + 1);
+  for (int trial = 0; trial < 3; ++trial) {
+    const auto data = one_arc_dataset(g, 8 + 4 * static_cast<std::size_t>(trial), 3, 2 + trial);
+    BOOST_TEST_CONTEXT("trial " << trial) {
+      const auto built = build_interpolating_transformer(data, 11 + static_cast<std::uint64_t>(trial));
+      BOOST_TEST_REQUIRE(built.record.placement.collapse.has_value());
+      std::size_t placement = 0;
+      for (const auto& block : built.model.blocks) {
+        if (block.phase != Phase::placement || placement++ == 0) continue;  // after the shrink layer
+        for (const auto& placed : built.record.placement.placed)
+          for (const auto& P : placed) {
+            const Vec<Rational> pre = block.ff.U * P + block.ff.b;
+            for (Eigen::Index u = 0; u < pre.size(); ++u) BOOST_TEST(pre[u] < 0);
+          }
+      }
+      BOOST_TEST(placement == data.sum_m());
+      Certificate cert;
+      add_places_left_check(cert, built);
+      BOOST_TEST_REQUIRE(cert.checks.size() == 1u);
+      BOOST_TEST(cert.checks[0].lemma == "lem:places-left");
+      BOOST_TEST(cert.checks[0].passed, cert.checks[0].detail);
+      const auto hard = certify_construction_hardmax(data, built, false);
+      BOOST_TEST(hard.verified);
+      // Tampered record: a place far along the reading fails the check.
+      auto moved = built;
+      moved.record.placement.placed[0][1] = moved.record.placement.reading * 1000;
+      Certificate tampered;
+      add_places_left_check(tampered, moved);
+      BOOST_TEST(!tampered.checks[0].passed);
+    }
+  }
+}
