@@ -1,8 +1,13 @@
 #define BOOST_TEST_MODULE rational
 #include <boost/test/unit_test.hpp>
 
+#include <random>
+#include <string>
+
 #include "seqi/numbers/rational.hpp"
 
+using seqi::Integer;
+using seqi::parse_rational;
 using seqi::Rational;
 
 BOOST_AUTO_TEST_CASE(parses_exact_decimal_and_fraction_forms) {
@@ -39,4 +44,37 @@ BOOST_AUTO_TEST_CASE(dyadic_floor_is_largest_power_of_two_below) {
   BOOST_TEST(seqi::dyadic_floor_at_most_one(Rational(3, 10)) == Rational(1, 4));
   BOOST_TEST(seqi::dyadic_floor_at_most_one(Rational(1, 4)) == Rational(1, 4));
   BOOST_TEST(seqi::dyadic_floor_at_most_one(Rational(5)) == Rational(1));
+}
+
+// The machine-integer path for "[-]p/q" agrees with the exact value built from GMP integers,
+// canonical form included (numerator and denominator coprime, denominator positive): random
+// digit strings up to 19 digits (the 19-digit ones take the general path), leading zeros too.
+BOOST_AUTO_TEST_CASE(small_fractions_read_as_machine_integers_are_exact_and_canonical) {
+  std::mt19937_64 gen(20261130);
+  const auto digits = [&](std::size_t max_len) {
+    std::string s(1 + gen() % max_len, '0');
+    for (char& c : s) c = static_cast<char>('0' + gen() % 10);
+    return s;
+  };
+  // The oracle reads decimal digits one by one (GMP's string constructor takes "0..." as octal).
+  const auto decimal = [](const std::string& s) {
+    Integer v = 0;
+    for (char c : s) v = v * 10 + (c - '0');
+    return v;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const bool negative = gen() % 2;
+    const std::string p = digits(19), q = digits(19);
+    if (decimal(q) == 0) continue;
+    const std::string text = (negative ? "-" : "") + p + (trial % 5 ? "/" + q : "");
+    const Rational expected = Rational(decimal(p) * (negative ? -1 : 1)) / Rational(trial % 5 ? decimal(q) : Integer(1));
+    const auto got = parse_rational(text);
+    BOOST_TEST_REQUIRE(got.has_value(), text);
+    BOOST_TEST(*got == expected, text);
+    BOOST_TEST(boost::multiprecision::denominator(*got) > 0);
+    BOOST_TEST(gcd(boost::multiprecision::numerator(*got), boost::multiprecision::denominator(*got)) == 1, text);
+  }
+  BOOST_TEST(!parse_rational("3/0").has_value());
+  BOOST_TEST(*parse_rational("-6/4") == Rational(-3) / 2);
+  BOOST_TEST(boost::multiprecision::numerator(*parse_rational("-6/4")) == -3);
 }

@@ -26,6 +26,25 @@ void set_why(std::string* why, const char* reason) {
   if (why) *why = reason;
 }
 
+// "[-]p" or "[-]p/q" with p, q of at most 18 digits and q != 0, read as machine integers (the
+// common case of large datasets, e.g. pixels k/255); nullopt sends every other text to the
+// general path, which gives the same value where both apply.
+std::optional<Rational> parse_small_ratio(std::string_view s) {
+  const auto read = [](std::string_view t, long long& v) {
+    if (t.empty() || t.size() > 18 || !all_digits(t)) return false;
+    v = 0;
+    for (char c : t) v = v * 10 + (c - '0');
+    return true;
+  };
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  const auto slash = s.find('/');
+  long long p = 0, q = 1;
+  if (!read(s.substr(0, slash), p)) return std::nullopt;
+  if (slash != std::string_view::npos && (!read(s.substr(slash + 1), q) || q == 0)) return std::nullopt;
+  return Rational(Integer(negative ? -p : p), Integer(q));  // canonicalised by the constructor
+}
+
 // Decimal "[+-]digits[.digits][e[+-]digits]" as an exact rational.
 std::optional<Rational> parse_decimal(std::string_view s, std::string* why) {
   bool negative = false;
@@ -82,6 +101,7 @@ std::optional<Rational> parse_rational(std::string_view text, std::string* why, 
     if (why) *why = "more than " + std::to_string(max_digits) + " digits, the limit per number";
     return std::nullopt;
   }
+  if (auto r = parse_small_ratio(text)) return r;
   auto slash = text.find('/');
   if (slash == std::string_view::npos) return parse_decimal(text, why);
   auto num = parse_decimal(text.substr(0, slash), why);
