@@ -76,10 +76,11 @@ void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& ca
   if (!failure) add_interpolation_check(cert, data, outputs, exec);
 }
 
-}  // namespace
-
-Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                         const Execution& exec) {
+// Everything but the float runs: the exact pass, tau*, the collapse enclosures and their carry
+// to the output. cert.softmax is set when tau was fixed. The exact and the carried token states
+// are freed on return, before the float runs make their own copies.
+Certificate certify_softmax_exactly(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
+                                    const Execution& exec) {
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
@@ -187,14 +188,23 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
                    collapse_failure ? collapse_failure
                                     : carry_through(carried, built.model, collapse, true, facts.tau_checked),
                    exec);
-
-  progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
-  const auto dbl =
-      double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(), collapse, lp.attends, exec.threads);
-  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
-  add_float_run_check(cert, data, built.model, Setting::softmax, exec.threads, facts.tau_checked,
-                      facts.precision);
   cert.softmax = facts;
+  cert.conclude();
+  return cert;
+}
+
+}  // namespace
+
+Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
+                                         const Execution& exec) {
+  Certificate cert = certify_softmax_exactly(data, built, opt, exec);
+  if (!cert.softmax) return cert;  // stopped before tau was fixed: nothing to replay
+  const SoftmaxFacts& facts = *cert.softmax;
+  progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
+  const auto dbl = double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(),
+                                      built.record.collapse_block, cert.lemma_p->attends, exec.threads);
+  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
+  add_float_run_check(cert, data, built.model, Setting::softmax, exec.threads, facts.tau_checked, facts.precision);
   cert.conclude();
   return cert;
 }
