@@ -8,25 +8,17 @@
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/isolation.hpp"
+#include "seqi/construction/separating_shift.hpp"
+#include "seqi/numbers/point_groups.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
 namespace {
 
 // Groups of token indices holding one point that lies in two or more sequences (H1: a
-// point occurs at most once per sequence, so a group of size >= 2 spans >= 2 sequences).
-std::vector<std::vector<std::size_t>> shared_points(const TokenState& c) {
-  std::vector<std::vector<std::size_t>> groups;
-  auto idx = lex_order(c.tokens);
-  for (std::size_t k = 0; k < idx.size();) {
-    std::size_t e = k + 1;
-    while (e < idx.size() && equal_points(c.tokens[idx[k]], c.tokens[idx[e]])) ++e;
-    if (e - k >= 2) groups.emplace_back(idx.begin() + static_cast<std::ptrdiff_t>(k),
-                                        idx.begin() + static_cast<std::ptrdiff_t>(e));
-    k = e;
-  }
-  return groups;
-}
+// point occurs at most once per sequence, so a group of size >= 2 spans >= 2 sequences),
+// in lexicographic order of the points.
+std::vector<std::vector<std::size_t>> shared_points(const TokenState& c) { return equal_point_groups(c.tokens); }
 
 std::vector<Point> sequence_means(const TokenState& c) {
   std::vector<Point> mu;
@@ -115,27 +107,26 @@ void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) 
 }  // namespace
 
 SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& out) {
-  if (shared_points(c).empty()) return SelfAttention<Rational>::identity();
+  auto groups = shared_points(c);
+  if (groups.empty()) return SelfAttention<Rational>::identity();
   for (;;) {
-    auto pair = equal_mean_sharing_pair(shared_points(c), c.owners(), sequence_means(c));
+    auto pair = equal_mean_sharing_pair(groups, c.owners(), sequence_means(c));
     if (!pair) break;
     lift_one_point(c, point_in_symmetric_difference(c, pair->first, pair->second), rng, out);
+    groups = shared_points(c);
   }
   // Shift x -> x + v (f . mean_j): all tokens pairwise distinct afterwards (lem:separation).
   const auto mu = sequence_means(c);
   const auto owner = c.owners();
   const int d = static_cast<int>(c.tokens.front().size());
-  std::vector<Point> shifted;
+  const SeparatingShift shift_of(c.tokens, owner, mu);
   Point f, v;
   choose_generic("shift (f, v)", 4, [&](const Integer& range) {
     f = rng.integer_vector(d, range);
     v = rng.integer_vector(d, range);
-    if (v.isZero()) return false;
-    shifted = c.tokens;
-    for (std::size_t i = 0; i < shifted.size(); ++i) shifted[i] += v * dot(f, mu[owner[i]]);
-    return !find_equal_pair(shifted).has_value();
+    return !v.isZero() && shift_of.separates(f, v);
   }, out.record.choices);
-  c.tokens = std::move(shifted);
+  c.tokens = shift_of.shifted(f, v);
   out.record.separation.shift_used = true;
   SelfAttention<Rational> shift = SelfAttention<Rational>::identity();
   shift.V = StructuredMatrix<Rational>::rank_one(v, f);
