@@ -92,10 +92,11 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
                           Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
     rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
     std::vector<Rational> t;
+    t.reserve(c.tokens.size());
     for (const auto& x : c.tokens) t.push_back(dot(rec.reading, x));
     const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
     const Rational span = *tmax - *tmin;
-    const auto gap = reading_gaps(c.tokens, rec.reading, span > 0 ? span : Rational(1));
+    const auto gap = reading_gaps(t, span > 0 ? span : Rational(1));
     rec.leaders = most_isolated_leaders(c, gap, m);
     leader_tokens.clear();
     for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());

@@ -24,11 +24,21 @@ SeparatingShift::SeparatingShift(const std::vector<Point>& tokens, const std::ve
   }
 }
 
-std::vector<Point> SeparatingShift::shifted(const Point& f, const Point& v) const {
+void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& owner, const std::vector<Point>& mu,
+                  const Point& f, const Point& v) {
   std::vector<Point> step;  // v (f . mu_j), once per sequence
-  for (const auto& m : mu_) step.push_back(v * dot(f, m));
+  step.reserve(mu.size());
+  for (const auto& m : mu) step.push_back(v * dot(f, m));
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Point& s = step[owner[i]];
+    for (Eigen::Index c = 0; c < s.size(); ++c)
+      if (!s[c].is_zero()) tokens[i][c] += s[c];
+  }
+}
+
+std::vector<Point> SeparatingShift::shifted(const Point& f, const Point& v) const {
   std::vector<Point> out = tokens_;
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] += step[owner_[i]];
+  shift_tokens(out, owner_, mu_, f, v);
   return out;
 }
 

@@ -119,14 +119,16 @@ SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& 
   const auto mu = sequence_means(c);
   const auto owner = c.owners();
   const int d = static_cast<int>(c.tokens.front().size());
-  const SeparatingShift shift_of(c.tokens, owner, mu);
   Point f, v;
-  choose_generic("shift (f, v)", 4, [&](const Integer& range) {
-    f = rng.integer_vector(d, range);
-    v = rng.integer_vector(d, range);
-    return !v.isZero() && shift_of.separates(f, v);
-  }, out.record.choices);
-  c.tokens = shift_of.shifted(f, v);
+  {
+    const SeparatingShift shift_of(c.tokens, owner, mu);  // reads c.tokens until the choice is made
+    choose_generic("shift (f, v)", 4, [&](const Integer& range) {
+      f = rng.integer_vector(d, range);
+      v = rng.integer_vector(d, range);
+      return !v.isZero() && shift_of.separates(f, v);
+    }, out.record.choices);
+  }
+  shift_tokens(c.tokens, owner, mu, f, v);
   out.record.separation.shift_used = true;
   SelfAttention<Rational> shift = SelfAttention<Rational>::identity();
   shift.V = StructuredMatrix<Rational>::rank_one(v, f);

@@ -119,8 +119,13 @@ Rational dyadic_floor_at_most_one(const Rational& x) {
 }
 
 Rational dot(const Point& a, const Point& b) {
-  Rational s = 0;
-  for (Eigen::Index i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  // Zero terms skipped; one product buffer reused (no allocation per term).
+  Rational s = 0, term;
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    if (a[i].is_zero() || b[i].is_zero()) continue;
+    mpq_mul(term.backend().data(), a[i].backend().data(), b[i].backend().data());
+    mpq_add(s.backend().data(), s.backend().data(), term.backend().data());
+  }
   return s;
 }
 

@@ -11,6 +11,10 @@
 
 namespace seqi {
 
+// x_i += v (f . mu_owner[i]) for every token i, in place.
+void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& owner, const std::vector<Point>& mu,
+                  const Point& f, const Point& v);
+
 // Preconditions: owner[i] < mu.size() is the sequence of token i, mu[j] its mean; the
 // references stay valid while the object is used.
 class SeparatingShift {
