@@ -146,7 +146,11 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     }
     out.model.blocks.push_back(std::move(block));
   }
-  for (auto& x : c.tokens) x = x * rec.eps + C_e1;
+  for (auto& x : c.tokens)  // x -> eps x + C e1, in place (zero terms skipped)
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      if (!x[i].is_zero()) x[i] *= rec.eps;
+      if (!C_e1[i].is_zero()) x[i] += C_e1[i];
+    }
   for (std::size_t k = 0; k < leader_tokens.size(); ++k) c.tokens[leader_tokens[k]] = places[k];
 }
 
