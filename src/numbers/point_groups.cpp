@@ -12,6 +12,13 @@ namespace {
 // Splits `members` (ascending indices) into groups of >= 2 equal points, appended to out.
 void append_equal_classes(const std::vector<Point>& pts, std::vector<std::size_t> members,
                           std::vector<std::vector<std::size_t>>& out) {
+  if (members.size() < 2) return;
+  // Common case: the whole run is one point (no sort needed).
+  if (std::all_of(members.begin() + 1, members.end(),
+                  [&](std::size_t i) { return equal_points(pts[members.front()], pts[i]); })) {
+    out.push_back(std::move(members));
+    return;
+  }
   std::stable_sort(members.begin(), members.end(),
                    [&](std::size_t a, std::size_t b) { return lex_less(pts[a], pts[b]); });
   for (std::size_t k = 0; k < members.size();) {
