@@ -154,3 +154,20 @@ BOOST_AUTO_TEST_CASE(separating_shift_decides_distinctness_exactly) {
   BOOST_TEST(separated > 10);  // both answers were exercised
   BOOST_TEST(not_separated > 10);
 }
+
+BOOST_AUTO_TEST_CASE(dot_over_a_common_denominator_equals_the_termwise_sum) {
+  Rng rng(testing::base_seed("point_groups") + 4);
+  for (int k = 0; k < 200; ++k) {
+    const int d = 1 + k % 9;
+    Point a(d), b(d);
+    for (int c = 0; c < d; ++c) {
+      a[c] = k % 4 == 0 && c % 3 == 0 ? Rational(0) : random_rational(rng, Integer(1) << (1 + k % 40));
+      b[c] = k % 5 == 0 ? Rational(rng.integer_in(Integer(9))) : random_rational(rng, Integer(1) << (1 + k % 25));
+    }
+    Rational expect = 0;
+    for (int c = 0; c < d; ++c) expect += a[c] * b[c];
+    BOOST_TEST(dot(a, b) == expect, "case " << k);
+    BOOST_TEST(norm_sq(a) == dot(a, a));
+  }
+  BOOST_TEST(dot(Point::Zero(3), Point::Zero(3)) == 0);
+}
