@@ -22,10 +22,16 @@ std::vector<std::vector<std::size_t>> shared_points(const TokenState& c) { retur
 
 std::vector<Point> sequence_means(const TokenState& c) {
   std::vector<Point> mu;
-  for (std::size_t j = 0; j < c.sequences(); ++j) {
+  mu.reserve(c.sequences());
+  for (std::size_t j = 0; j < c.sequences(); ++j) {  // in place, zero terms skipped
     Point s = Point::Zero(c.tokens.front().size());
-    for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i) s += c.tokens[i];
-    mu.push_back(s / Rational(static_cast<long>(c.size_of(j))));
+    for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i)
+      for (Eigen::Index k = 0; k < s.size(); ++k)
+        if (!c.tokens[i][k].is_zero()) s[k] += c.tokens[i][k];
+    const Rational n(static_cast<long>(c.size_of(j)));
+    for (Eigen::Index k = 0; k < s.size(); ++k)
+      if (!s[k].is_zero()) s[k] /= n;
+    mu.push_back(std::move(s));
   }
   return mu;
 }
@@ -109,15 +115,14 @@ void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) 
 SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& out) {
   auto groups = shared_points(c);
   if (groups.empty()) return SelfAttention<Rational>::identity();
-  for (;;) {
-    auto pair = equal_mean_sharing_pair(groups, c.owners(), sequence_means(c));
-    if (!pair) break;
+  const auto owner = c.owners();
+  auto mu = sequence_means(c);
+  while (const auto pair = equal_mean_sharing_pair(groups, owner, mu)) {
     lift_one_point(c, point_in_symmetric_difference(c, pair->first, pair->second), rng, out);
     groups = shared_points(c);
+    mu = sequence_means(c);
   }
   // Shift x -> x + v (f . mean_j): all tokens pairwise distinct afterwards (lem:separation).
-  const auto mu = sequence_means(c);
-  const auto owner = c.owners();
   const int d = static_cast<int>(c.tokens.front().size());
   Point f, v;
   {
