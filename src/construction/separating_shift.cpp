@@ -31,8 +31,13 @@ void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& ow
   for (const auto& m : mu) step.push_back(v * dot(f, m));
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const Point& s = step[owner[i]];
-    for (Eigen::Index c = 0; c < s.size(); ++c)
-      if (!s[c].is_zero()) tokens[i][c] += s[c];
+    for (Eigen::Index c = 0; c < s.size(); ++c) {
+      if (s[c].is_zero()) continue;
+      if (tokens[i][c].is_zero())
+        tokens[i][c] = s[c];
+      else
+        tokens[i][c] += s[c];
+    }
   }
 }
 
