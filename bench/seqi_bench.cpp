@@ -20,6 +20,7 @@
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/io/dataset_json.hpp"
+#include "seqi/io/model_json.hpp"
 #include "seqi/io/random_dataset.hpp"
 
 using namespace seqi;
@@ -145,7 +146,22 @@ void header() {
 
 }  // namespace
 
+// CPU seconds of building alone (phases S, P, C, I; issue 16's near-linear target); with
+// SEQI_BENCH_SAVE set, the model is written to <dataset>.model.json to compare builds.
+void build_row(const std::string& path) {
+  const Dataset data = read_dataset_file(path);
+  const double t0 = cpu_seconds();
+  const auto built = build_interpolating_transformer(data, 1);
+  std::cout << path << ": " << data.total_input_tokens() << " tokens, " << built.model.blocks.size()
+            << " blocks, build CPU s " << fmt(cpu_seconds() - t0) << std::endl;
+  if (std::getenv("SEQI_BENCH_SAVE")) write_model_file(built.model, path + ".model.json");
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--build") {
+    for (int i = 2; i < argc; ++i) build_row(argv[i]);
+    return 0;
+  }
   if (argc >= 3 && std::string(argv[1]) == "--conditioning") {
     for (int i = 2; i < argc; ++i) conditioning_row(read_dataset_file(argv[i]));
     return 0;

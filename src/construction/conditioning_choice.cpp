@@ -17,14 +17,20 @@ Point dyadic_direction(Rng& rng, int d, int bits) {
 }
 
 std::vector<Rational> reading_gaps(const std::vector<Point>& pts, const Point& r, const Rational& lone) {
-  std::vector<std::pair<Rational, std::size_t>> sorted;
-  sorted.reserve(pts.size());
-  for (std::size_t i = 0; i < pts.size(); ++i) sorted.emplace_back(dot(r, pts[i]), i);
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<Rational> gap(pts.size(), lone);
+  std::vector<Rational> t;
+  t.reserve(pts.size());
+  for (const auto& x : pts) t.push_back(dot(r, x));
+  return reading_gaps(t, lone);
+}
+
+std::vector<Rational> reading_gaps(const std::vector<Rational>& t, const Rational& lone) {
+  std::vector<std::size_t> sorted(t.size());
+  std::iota(sorted.begin(), sorted.end(), 0);
+  std::sort(sorted.begin(), sorted.end(), [&](std::size_t a, std::size_t b) { return t[a] < t[b]; });
+  std::vector<Rational> gap(t.size(), lone);
   for (std::size_t k = 0; k + 1 < sorted.size(); ++k) {
-    const Rational g = sorted[k + 1].first - sorted[k].first;
-    for (std::size_t i : {sorted[k].second, sorted[k + 1].second})
+    const Rational g = t[sorted[k + 1]] - t[sorted[k]];
+    for (std::size_t i : {sorted[k], sorted[k + 1]})
       if (g < gap[i]) gap[i] = g;
   }
   return gap;

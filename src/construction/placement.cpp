@@ -105,10 +105,11 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
       rec.reading = std::move(*left);
     }
     std::vector<Rational> t;
+    t.reserve(c.tokens.size());
     for (const auto& x : c.tokens) t.push_back(dot(rec.reading, x));
     const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
     const Rational span = *tmax - *tmin;
-    const auto gap = reading_gaps(c.tokens, rec.reading, span > 0 ? span : Rational(1));
+    const auto gap = reading_gaps(t, span > 0 ? span : Rational(1));
     rec.leaders = most_isolated_leaders(c, gap, m);
     leader_tokens.clear();
     for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
@@ -160,7 +161,11 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     }
     out.model.blocks.push_back(std::move(block));
   }
-  for (auto& x : c.tokens) x = x * rec.eps + C_e1;
+  for (auto& x : c.tokens)  // x -> eps x + C e1, in place (zero terms skipped)
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      if (!x[i].is_zero()) x[i] *= rec.eps;
+      if (!C_e1[i].is_zero()) x[i] += C_e1[i];
+    }
   for (std::size_t k = 0; k < leader_tokens.size(); ++k) c.tokens[leader_tokens[k]] = places[k];
 }
 

@@ -8,32 +8,30 @@
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/isolation.hpp"
+#include "seqi/construction/separating_shift.hpp"
+#include "seqi/numbers/point_groups.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
 namespace {
 
 // Groups of token indices holding one point that lies in two or more sequences (H1: a
-// point occurs at most once per sequence, so a group of size >= 2 spans >= 2 sequences).
-std::vector<std::vector<std::size_t>> shared_points(const TokenState& c) {
-  std::vector<std::vector<std::size_t>> groups;
-  auto idx = lex_order(c.tokens);
-  for (std::size_t k = 0; k < idx.size();) {
-    std::size_t e = k + 1;
-    while (e < idx.size() && equal_points(c.tokens[idx[k]], c.tokens[idx[e]])) ++e;
-    if (e - k >= 2) groups.emplace_back(idx.begin() + static_cast<std::ptrdiff_t>(k),
-                                        idx.begin() + static_cast<std::ptrdiff_t>(e));
-    k = e;
-  }
-  return groups;
-}
+// point occurs at most once per sequence, so a group of size >= 2 spans >= 2 sequences),
+// in lexicographic order of the points.
+std::vector<std::vector<std::size_t>> shared_points(const TokenState& c) { return equal_point_groups(c.tokens); }
 
 std::vector<Point> sequence_means(const TokenState& c) {
   std::vector<Point> mu;
-  for (std::size_t j = 0; j < c.sequences(); ++j) {
+  mu.reserve(c.sequences());
+  for (std::size_t j = 0; j < c.sequences(); ++j) {  // in place, zero terms skipped
     Point s = Point::Zero(c.tokens.front().size());
-    for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i) s += c.tokens[i];
-    mu.push_back(s / Rational(static_cast<long>(c.size_of(j))));
+    for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i)
+      for (Eigen::Index k = 0; k < s.size(); ++k)
+        if (!c.tokens[i][k].is_zero()) s[k] += c.tokens[i][k];
+    const Rational n(static_cast<long>(c.size_of(j)));
+    for (Eigen::Index k = 0; k < s.size(); ++k)
+      if (!s[k].is_zero()) s[k] /= n;
+    mu.push_back(std::move(s));
   }
   return mu;
 }
@@ -115,27 +113,27 @@ void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) 
 }  // namespace
 
 SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& out) {
-  if (shared_points(c).empty()) return SelfAttention<Rational>::identity();
-  for (;;) {
-    auto pair = equal_mean_sharing_pair(shared_points(c), c.owners(), sequence_means(c));
-    if (!pair) break;
+  auto groups = shared_points(c);
+  if (groups.empty()) return SelfAttention<Rational>::identity();
+  const auto owner = c.owners();
+  auto mu = sequence_means(c);
+  while (const auto pair = equal_mean_sharing_pair(groups, owner, mu)) {
     lift_one_point(c, point_in_symmetric_difference(c, pair->first, pair->second), rng, out);
+    groups = shared_points(c);
+    mu = sequence_means(c);
   }
   // Shift x -> x + v (f . mean_j): all tokens pairwise distinct afterwards (lem:separation).
-  const auto mu = sequence_means(c);
-  const auto owner = c.owners();
   const int d = static_cast<int>(c.tokens.front().size());
-  std::vector<Point> shifted;
   Point f, v;
-  choose_generic("shift (f, v)", 4, [&](const Integer& range) {
-    f = rng.integer_vector(d, range);
-    v = rng.integer_vector(d, range);
-    if (v.isZero()) return false;
-    shifted = c.tokens;
-    for (std::size_t i = 0; i < shifted.size(); ++i) shifted[i] += v * dot(f, mu[owner[i]]);
-    return !find_equal_pair(shifted).has_value();
-  }, out.record.choices);
-  c.tokens = std::move(shifted);
+  {
+    const SeparatingShift shift_of(c.tokens, owner, mu);  // reads c.tokens until the choice is made
+    choose_generic("shift (f, v)", 4, [&](const Integer& range) {
+      f = rng.integer_vector(d, range);
+      v = rng.integer_vector(d, range);
+      return !v.isZero() && shift_of.separates(f, v);
+    }, out.record.choices);
+  }
+  shift_tokens(c.tokens, owner, mu, f, v);
   out.record.separation.shift_used = true;
   SelfAttention<Rational> shift = SelfAttention<Rational>::identity();
   shift.V = StructuredMatrix<Rational>::rank_one(v, f);

@@ -11,6 +11,7 @@ std::vector<std::size_t> TokenState::owners() const {
 
 TokenState inputs_of(const Dataset& data) {
   TokenState s;
+  s.tokens.reserve(data.total_input_tokens());
   for (const auto& p : data.pairs) {
     s.tokens.insert(s.tokens.end(), p.input.begin(), p.input.end());
     s.begin.push_back(s.tokens.size());

@@ -139,9 +139,34 @@ Rational dyadic_floor_at_most_one(const Rational& x) {
 }
 
 Rational dot(const Point& a, const Point& b) {
-  Rational s = 0;
-  for (Eigen::Index i = 0; i < a.size(); ++i) s += a[i] * b[i];
-  return s;
+  // Sum num/den over a running common denominator D (multiplied only by the part of a
+  // term's denominator it lacks), one canonicalization at the end; zero terms skipped and
+  // buffers reused (no allocation per term).
+  Rational term, result;
+  mpz_t S, D, g, t;
+  mpz_inits(S, D, g, t, nullptr);
+  mpz_set_ui(D, 1);
+  for (Eigen::Index i = 0; i < a.size(); ++i) {
+    if (a[i].is_zero() || b[i].is_zero()) continue;
+    mpq_mul(term.backend().data(), a[i].backend().data(), b[i].backend().data());
+    const mpz_srcptr n = mpq_numref(term.backend().data()), d = mpq_denref(term.backend().data());
+    if (mpz_divisible_p(D, d)) {  // S/D += n (D/d)
+      mpz_divexact(t, D, d);
+      mpz_addmul(S, n, t);
+      continue;
+    }
+    mpz_gcd(g, D, d);  // S/D + n/d = (S (d/g) + n (D/g)) / (D (d/g))
+    mpz_divexact(t, d, g);
+    mpz_mul(S, S, t);
+    mpz_mul(D, D, t);
+    mpz_divexact(t, D, d);
+    mpz_addmul(S, n, t);
+  }
+  mpz_swap(mpq_numref(result.backend().data()), S);
+  mpz_swap(mpq_denref(result.backend().data()), D);
+  mpq_canonicalize(result.backend().data());
+  mpz_clears(S, D, g, t, nullptr);
+  return result;
 }
 
 Rational norm_sq(const Point& a) { return dot(a, a); }

@@ -19,6 +19,8 @@ Point dyadic_direction(Rng& rng, int d, int bits);
 // Per point: distance from its reading r.x to the nearest reading of another point (0 on a
 // tie); a lone point gets `lone`.
 std::vector<Rational> reading_gaps(const std::vector<Point>& pts, const Point& r, const Rational& lone);
+// The same from the readings t[i] = r.x_i.
+std::vector<Rational> reading_gaps(const std::vector<Rational>& t, const Rational& lone);
 
 // Per sequence j, the m[j] tokens of X_j with the largest gaps, largest first (ties: input
 // order). Any m_j distinct tokens may lead (lem:leader-choice).

@@ -1,0 +1,39 @@
+// The shift x -> x + v (f . mu_j) of lem:separation applied to the tokens of sequence j, and
+// the exact test that it leaves all tokens pairwise distinct. Residues (numbers/residue.hpp)
+// filter the test: only tokens whose shifted residues agree are compared exactly, so a
+// redrawn (f, v) costs linear work instead of a lexicographic sort of all tokens.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "seqi/numbers/rational.hpp"
+
+namespace seqi {
+
+// x_i += v (f . mu_owner[i]) for every token i, in place.
+void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& owner, const std::vector<Point>& mu,
+                  const Point& f, const Point& v);
+
+// Preconditions: owner[i] < mu.size() is the sequence of token i, mu[j] its mean; the
+// references stay valid while the object is used.
+class SeparatingShift {
+ public:
+  SeparatingShift(const std::vector<Point>& tokens, const std::vector<std::size_t>& owner,
+                  const std::vector<Point>& mu);
+
+  // x_i + v (f . mu_owner[i]) for every token i.
+  std::vector<Point> shifted(const Point& f, const Point& v) const;
+
+  // True when the shifted tokens are pairwise distinct (decided exactly).
+  bool separates(const Point& f, const Point& v) const;
+
+ private:
+  const std::vector<Point>& tokens_;
+  const std::vector<std::size_t>& owner_;
+  const std::vector<Point>& mu_;
+  std::vector<std::uint64_t> weights_, token_residue_;
+  bool hashed_ = true;  // false when p divides a token's denominator: exact sort instead
+};
+
+}  // namespace seqi

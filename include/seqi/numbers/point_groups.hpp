@@ -1,0 +1,20 @@
+// Equal points found by hashing (residues, seqi/numbers/residue.hpp) instead of sorting all
+// points lexicographically: linear work plus an exact lexicographic check of each run of
+// equal hashes only. Results are those of the lexicographic method (point_set.hpp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "seqi/numbers/rational.hpp"
+
+namespace seqi {
+
+// Runs of indices with equal keys, each of size >= 2 and ascending, ordered by key.
+std::vector<std::vector<std::size_t>> equal_key_runs(const std::vector<std::uint64_t>& key);
+
+// Groups of >= 2 indices holding one point: indices ascending within a group, groups in
+// lexicographic order of their points (as found by a stable lexicographic sort).
+std::vector<std::vector<std::size_t>> equal_point_groups(const std::vector<Point>& pts);
+
+}  // namespace seqi

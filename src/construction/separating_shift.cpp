@@ -1,0 +1,84 @@
+#include "seqi/construction/separating_shift.hpp"
+
+#include <optional>
+
+#include "seqi/numbers/point_groups.hpp"
+#include "seqi/numbers/point_set.hpp"
+#include "seqi/numbers/residue.hpp"
+
+namespace seqi {
+
+SeparatingShift::SeparatingShift(const std::vector<Point>& tokens, const std::vector<std::size_t>& owner,
+                                 const std::vector<Point>& mu)
+    : tokens_(tokens), owner_(owner), mu_(mu) {
+  if (tokens.empty()) return;
+  weights_ = residue_weights(static_cast<std::size_t>(tokens.front().size()));
+  token_residue_.reserve(tokens.size());
+  for (const auto& x : tokens) {
+    const auto h = weighted_residue(weights_, x);
+    if (!h) {
+      hashed_ = false;
+      return;
+    }
+    token_residue_.push_back(*h);
+  }
+}
+
+void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& owner, const std::vector<Point>& mu,
+                  const Point& f, const Point& v) {
+  std::vector<Point> step;  // v (f . mu_j), once per sequence
+  step.reserve(mu.size());
+  for (const auto& m : mu) step.push_back(v * dot(f, m));
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const Point& s = step[owner[i]];
+    for (Eigen::Index c = 0; c < s.size(); ++c) {
+      if (s[c].is_zero()) continue;
+      if (tokens[i][c].is_zero())
+        tokens[i][c] = s[c];
+      else
+        tokens[i][c] += s[c];
+    }
+  }
+}
+
+std::vector<Point> SeparatingShift::shifted(const Point& f, const Point& v) const {
+  std::vector<Point> out = tokens_;
+  shift_tokens(out, owner_, mu_, f, v);
+  return out;
+}
+
+bool SeparatingShift::separates(const Point& f, const Point& v) const {
+  // Residue of shifted token i: h(x_i) + (f . mu_j) h(v), h = weighted residue; equal
+  // shifted tokens have equal residues, so only runs of equal residues are compared exactly.
+  // Fallback when p divides a denominator: sort all shifted tokens.
+  const auto by_sorting = [&] { return !find_equal_pair(shifted(f, v)).has_value(); };
+  const auto hv = weighted_residue(weights_, v);
+  if (!hashed_ || !hv) return by_sorting();
+  std::vector<std::uint64_t> f_weights;
+  for (Eigen::Index c = 0; c < f.size(); ++c) {
+    const auto r = residue(f[c]);
+    if (!r) return by_sorting();
+    f_weights.push_back(*r);
+  }
+  std::vector<std::uint64_t> s(mu_.size());  // residues of f . mu_j
+  for (std::size_t j = 0; j < mu_.size(); ++j) {
+    const auto r = weighted_residue(f_weights, mu_[j]);
+    if (!r) return by_sorting();
+    s[j] = *r;
+  }
+  std::vector<std::uint64_t> key(tokens_.size());
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = add_mod(token_residue_[i], mul_mod(s[owner_[i]], *hv));
+  std::vector<std::optional<Rational>> exact_s(mu_.size());
+  for (const auto& run : equal_key_runs(key)) {
+    std::vector<Point> pts;
+    for (std::size_t i : run) {
+      auto& sj = exact_s[owner_[i]];
+      if (!sj) sj = dot(f, mu_[owner_[i]]);
+      pts.push_back(tokens_[i] + v * *sj);
+    }
+    if (find_equal_pair(pts)) return false;
+  }
+  return true;
+}
+
+}  // namespace seqi
