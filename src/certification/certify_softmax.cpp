@@ -204,6 +204,7 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
   const auto dbl = double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(),
                                       built.record.collapse_block, cert.lemma_p->attends, exec.threads);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
+  progress_phase(exec.progress, "certifying: float64 run of the model", 0);
   add_float_run_check(cert, data, built.model, Setting::softmax, exec.threads, facts.tau_checked, facts.precision);
   cert.conclude();
   return cert;
