@@ -86,7 +86,7 @@ std::unique_ptr<ExactReference> hardmax_reference(TokenState inputs, unsigned th
   return std::make_unique<HardmaxReference>(std::move(inputs), threads);
 }
 
-std::unique_ptr<ExactReference> softmax_reference(TokenState inputs, const Rational& tau, unsigned precision) {
+std::unique_ptr<ExactReference> softmax_reference(const TokenState& inputs, const Rational& tau, unsigned precision) {
   return std::make_unique<SoftmaxReference>(inputs, tau, precision);
 }
 

@@ -485,8 +485,11 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
                               const Rational& tau, unsigned precision, unsigned threads) {
   TokenState inputs = inputs_of(data);
   std::vector<std::size_t> begin = inputs.begin;
-  auto ref = kind == Setting::hardmax ? hardmax_reference(std::move(inputs), threads)
-                                      : softmax_reference(std::move(inputs), tau, precision);
+  std::unique_ptr<ExactReference> ref;
+  if (kind == Setting::hardmax)
+    ref = hardmax_reference(std::move(inputs), threads);
+  else
+    ref = softmax_reference(inputs, tau, precision);
   const auto d = static_cast<std::size_t>(model.dimension);
   Propagation run(*ref, std::move(begin), d, tau, threads);
   double tau_inv = 0;

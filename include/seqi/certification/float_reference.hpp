@@ -29,6 +29,6 @@ class ExactReference {
 };
 
 std::unique_ptr<ExactReference> hardmax_reference(TokenState inputs, unsigned threads);
-std::unique_ptr<ExactReference> softmax_reference(TokenState inputs, const Rational& tau, unsigned precision);
+std::unique_ptr<ExactReference> softmax_reference(const TokenState& inputs, const Rational& tau, unsigned precision);
 
 }  // namespace seqi
