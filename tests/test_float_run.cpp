@@ -480,8 +480,9 @@ BOOST_AUTO_TEST_CASE(shipped_small_datasets_have_a_small_delta) {
   BOOST_TEST(soft.float_run->relative_delta < 1e-6);
 }
 
-// The thread count is an execution detail: with several chunks of tokens (1024 per chunk in
-// the bound, about 2048 per chunk in the replays) every fact is the same for 1 and 3 threads.
+// The thread count is an execution detail: with several chunks of tokens (one per thread of at
+// least 1024 tokens in the bound, about 2048 per chunk in the replays) every fact is the same
+// for 1 and 3 threads.
 BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_float_bound_or_the_replays) {
   const auto seed = base_seed("threads");
   RandomDatasetSpec spec;
@@ -498,7 +499,7 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_float_bound_or_the_replays
   const FloatRunFacts three = bound_float_run(built.model, data, Setting::hardmax, 1, 128, 3);
   std::cout << "threads (seed " << seed << "): bound " << (one.certified ? "shown" : one.failure) << ", "
             << one.decisions << " decisions\n";
-  BOOST_TEST(one.decisions > 2048u);  // several chunks were run
+  BOOST_TEST(one.decisions > 2048u);  // many tokens (three chunks on 3 threads)
   BOOST_TEST(one.certified == three.certified);
   BOOST_TEST(one.delta == three.delta);
   BOOST_TEST(one.failure == three.failure);

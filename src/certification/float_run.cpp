@@ -436,22 +436,25 @@ class Propagation {
     return b1;
   }
 
-  // Runs one_token(i, scratch) on every token, in chunks on threads_ threads (each under
-  // UpwardRounding with its own scratch); adds the decisions counted up to the first failing
-  // token and returns that token's failure: the result of a sequential loop, for any threads_.
+  // Runs one_token(i, scratch) on every token, in one contiguous chunk per thread (at most
+  // threads_ chunks of at least 1024 tokens; each under UpwardRounding with its own scratch,
+  // built once per chunk); adds the decisions counted up to the first failing token and returns
+  // that token's failure: the result of a sequential loop, for any threads_.
   template <class OneToken>
   std::optional<std::string> for_each_token(const FeedForward<Rational>& ff, std::size_t w, OneToken& one_token) {
-    constexpr std::size_t kChunk = 1024;
+    constexpr std::size_t kMinChunk = 1024;
+    const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(threads_, e_.size() / kMinChunk));
+    const std::size_t size = (e_.size() + chunks - 1) / chunks;
     struct ChunkResult {
       std::size_t decisions = 0, kinks = 0;
       std::optional<std::string> failure;
     };
-    std::vector<ChunkResult> results((e_.size() + kChunk - 1) / kChunk);
+    std::vector<ChunkResult> results(chunks);
     for_each_index(results.size(), threads_, [&](std::size_t c) {
       UpwardRounding up;
       TokenScratch t(ff, w);
-      const std::size_t end = std::min(e_.size(), (c + 1) * kChunk);
-      for (std::size_t i = c * kChunk; i < end && !results[c].failure; ++i) results[c].failure = one_token(i, t);
+      const std::size_t end = std::min(e_.size(), (c + 1) * size);
+      for (std::size_t i = c * size; i < end && !results[c].failure; ++i) results[c].failure = one_token(i, t);
       results[c].decisions = t.decisions;
       results[c].kinks = t.kinks;
     });
