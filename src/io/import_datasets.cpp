@@ -265,12 +265,6 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
 
 namespace {
 
-std::string shape_text(const std::vector<std::size_t>& shape) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 // The n_j of a lengths file (1-D, checked already): positive integers.
 std::vector<std::size_t> read_lengths(const std::string& bytes, const std::string& path) {
   const NpyArray a = decode_npy(bytes, path);
@@ -293,15 +287,15 @@ std::pair<std::size_t, std::size_t> sequences_and_dimension(const NpyHeader& a, 
   if (!lengths) {
     if (a.shape.size() != 3)
       throw InputError(path + ": without " + flag + " the array must be 3-D [N, n, d], got shape " +
-                       shape_text(a.shape) + ". For ragged sequences give a 2-D [total, d] array and " + flag +
+                       npy_shape_text(a.shape) + ". For ragged sequences give a 2-D [total, d] array and " + flag +
                        " FILE.npy.");
     return {a.shape[0], a.shape[2]};
   }
   if (a.shape.size() != 2)
     throw InputError(path + ": with " + flag + " the array must be 2-D [total_tokens, d], got shape " +
-                     shape_text(a.shape) + ".");
+                     npy_shape_text(a.shape) + ".");
   if (lengths->shape.size() != 1)
-    throw InputError(lengths_path + ": a lengths array must be 1-D [N], got shape " + shape_text(lengths->shape) + ".");
+    throw InputError(lengths_path + ": a lengths array must be 1-D [N], got shape " + npy_shape_text(lengths->shape) + ".");
   return {lengths->shape[0], a.shape[1]};
 }
 

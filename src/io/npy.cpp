@@ -198,12 +198,6 @@ DType parse_dtype(const Header& h, const std::string& path) {
   return t;
 }
 
-std::string shape_text(const std::vector<std::size_t>& shape) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 std::string multi_index(std::size_t flat, const std::vector<std::size_t>& shape) {
   std::vector<std::size_t> idx(shape.size());
   for (std::size_t k = shape.size(); k-- > 0;) {
@@ -264,7 +258,7 @@ Layout parse_layout(std::string_view bytes, const std::string& path) {
   const std::size_t data_start = header_start + header_len;
   const std::size_t available = bytes.size() - data_start;
   if (count > available / static_cast<std::size_t>(t.size))
-    throw_input_error(path, "truncated: the header announces shape " + shape_text(h.shape) + " of '" + h.descr + "' = " +
+    throw_input_error(path, "truncated: the header announces shape " + npy_shape_text(h.shape) + " of '" + h.descr + "' = " +
                    std::to_string(count) + " values (" + std::to_string(t.size) + " bytes each) but only " +
                    std::to_string(available) + " data bytes follow.");
   if (available != count * static_cast<std::size_t>(t.size))
@@ -275,6 +269,12 @@ Layout parse_layout(std::string_view bytes, const std::string& path) {
 }
 
 }  // namespace
+
+std::string npy_shape_text(const std::vector<std::size_t>& shape) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
 
 NpyHeader npy_header(std::string_view bytes, const std::string& path) { return parse_layout(bytes, path).header; }
 

@@ -46,4 +46,7 @@ NpyHeader npy_header(std::string_view bytes, const std::string& path);
 // read_npy on bytes already read; `path` names them in messages.
 NpyArray decode_npy(std::string_view bytes, const std::string& path);
 
+// A shape as NumPy prints it: "(3, 4)", "(5,)", "()".
+std::string npy_shape_text(const std::vector<std::size_t>& shape);
+
 }  // namespace seqi
