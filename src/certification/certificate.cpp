@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <iterator>
 
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/core/sharding.hpp"
@@ -128,6 +129,15 @@ std::vector<std::vector<Point>> outputs_of(const TokenState& s) {
   for (std::size_t j = 0; j < s.sequences(); ++j)
     out.emplace_back(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j]),
                      s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j + 1]));
+  return out;
+}
+
+std::vector<std::vector<Point>> outputs_of(TokenState&& s) {
+  std::vector<std::vector<Point>> out;
+  for (std::size_t j = 0; j < s.sequences(); ++j)
+    out.emplace_back(std::make_move_iterator(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j])),
+                     std::make_move_iterator(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j + 1])));
+  s.tokens = {};
   return out;
 }
 

@@ -88,7 +88,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);
   const std::size_t collapse = built.record.collapse_block;
-  cert.conditioning = weight_conditioning(built.model, collapse);
+  cert.conditioning = weight_conditioning(built.model, collapse, exec.threads);
   const auto inexact = first_inexact_attention(built.model, collapse);
   cert.add({"attention layers other than the collapse are exact under softmax (A = 0 or identity)", "lem:mean-shift",
             !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});

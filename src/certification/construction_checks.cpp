@@ -1,9 +1,11 @@
 #include "seqi/certification/construction_checks.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "seqi/certification/certificate_checks.hpp"
-#include "seqi/numbers/point_set.hpp"
+#include "seqi/numbers/point_groups.hpp"
 
 namespace seqi {
 namespace {
@@ -17,7 +19,11 @@ std::string at(const TokenState& s, std::size_t i) {
 
 void add_placement_checks(Certificate& cert, const TokenState& s, const Construction& built) {
   const auto& p = built.record.placement;
-  const auto equal = find_equal_pair(s.tokens);
+  // The first two indices of the lexicographically first group of equal points: the pair
+  // find_equal_pair reports, found by hashing instead of sorting every token.
+  const auto groups = equal_point_groups(s.tokens);
+  std::optional<std::pair<std::size_t, std::size_t>> equal;
+  if (!groups.empty()) equal = std::pair{groups.front()[0], groups.front()[1]};
   cert.add({"all tokens of all sequences are distinct points before the collapse", "lem:separation", !equal, true,
             equal ? at(s, equal->first) + " and " + at(s, equal->second) + " coincide" : "all distinct"});
 

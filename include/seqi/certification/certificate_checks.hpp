@@ -35,5 +35,7 @@ void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<R
                       std::size_t to, const Execution& exec = {});
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
+// The same, moving the tokens out of s (no second copy of the token state).
+std::vector<std::vector<Point>> outputs_of(TokenState&& s);
 
 }  // namespace seqi
