@@ -25,7 +25,7 @@ using namespace seqi;
 
 namespace {
 
-Dataset random_data(std::uint64_t seed, std::size_t N) {
+Dataset small_random_data(std::uint64_t seed, std::size_t N) {
   RandomDatasetSpec spec;
   spec.N = N;
   spec.n_max = 12;
@@ -82,7 +82,7 @@ const auto e1_reading = [](const Point& x, const Point& r) {
 BOOST_AUTO_TEST_CASE(the_exact_pass_is_the_same_on_1_2_and_3_threads_after_every_block) {
   const std::uint64_t seed = testing::base_seed("forward_threads");
   for (std::uint64_t k = 0; k < 3; ++k) {
-    Dataset data = random_data(seed + k, 30);
+    Dataset data = small_random_data(seed + k, 30);
     BOOST_TEST_CONTEXT("seed " << seed + k) {
       const Construction built = build_interpolating_transformer(data, seed + k);
       std::vector<ExactForward> passes;
@@ -92,8 +92,8 @@ BOOST_AUTO_TEST_CASE(the_exact_pass_is_the_same_on_1_2_and_3_threads_after_every
         for (std::size_t t = 1; t < passes.size(); ++t) {
           BOOST_TEST_REQUIRE(same_state(passes[0].state(), passes[t].state()), "block " << b + 1 << " pass " << t);
           BOOST_TEST(same_stats(passes[0].stats(), passes[t].stats()));
-          BOOST_TEST(passes[0].last_relative_window() == passes[t].last_relative_window());
-          BOOST_TEST(passes[0].last_centre_margin() == passes[t].last_centre_margin());
+          BOOST_TEST((passes[0].last_relative_window() == passes[t].last_relative_window()));
+          BOOST_TEST((passes[0].last_centre_margin() == passes[t].last_centre_margin()));
         }
       }
       BOOST_TEST(passes[0].stats().ff_sparse_layers > 0u);
@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(a_declined_image_reports_the_same_token_and_count_for_any_t
 
 BOOST_AUTO_TEST_CASE(weight_conditioning_does_not_depend_on_the_thread_count) {
   const std::uint64_t seed = testing::base_seed("forward_threads");
-  Dataset data = random_data(seed + 7, 20);
+  Dataset data = small_random_data(seed + 7, 20);
   const Construction built = build_interpolating_transformer(data, seed + 7);
   const auto one = weight_conditioning(built.model, built.record.collapse_block, 1);
   for (unsigned threads : {2u, 3u}) {

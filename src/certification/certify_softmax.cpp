@@ -97,10 +97,10 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
 
   ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
-  record_phase_end(cert, pass.state(), "input");
+  record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
-  add_placement_checks(cert, pass.state(), built);
+  add_placement_checks(cert, pass.state(), built, exec.threads);
   add_collapse_and_order_checks(cert, data, built);
   add_spread_slots_check(cert, data, built);
   add_places_left_check(cert, built);

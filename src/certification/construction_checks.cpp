@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "seqi/certification/certificate_checks.hpp"
+#include "seqi/core/chunks.hpp"
 #include "seqi/numbers/point_groups.hpp"
 
 namespace seqi {
@@ -17,7 +18,7 @@ std::string at(const TokenState& s, std::size_t i) {
 
 }  // namespace
 
-void add_placement_checks(Certificate& cert, const TokenState& s, const Construction& built) {
+void add_placement_checks(Certificate& cert, const TokenState& s, const Construction& built, unsigned threads) {
   const auto& p = built.record.placement;
   // The first two indices of the lexicographically first group of equal points: the pair
   // find_equal_pair reports, found by hashing instead of sorting every token.
@@ -40,10 +41,11 @@ void add_placement_checks(Certificate& cert, const TokenState& s, const Construc
 
   Point c = Point::Zero(s.tokens.front().size());
   c[0] = p.C;
-  std::string outside;
-  for (std::size_t i = 0; i < s.tokens.size() && outside.empty(); ++i)
-    if (!is_leader[i] && norm_sq(Point(s.tokens[i] - c)) > p.r0 * p.r0)
-      outside = at(s, i) + " lies outside B(C e1, r0)";
+  const Rational r0_sq = p.r0 * p.r0;
+  const auto first_outside = first_index_where(s.tokens.size(), threads, [&](std::size_t i) {
+    return !is_leader[i] && norm_sq(Point(s.tokens[i] - c)) > r0_sq;
+  });
+  const std::string outside = first_outside ? at(s, *first_outside) + " lies outside B(C e1, r0)" : "";
   cert.add({"every other token lies in B(C e1, r0), C = " + to_string(p.C) + ", r0 = " + to_string(p.r0), "lem:shrink",
             outside.empty(), true, outside.empty() ? "all non-leaders" : outside});
 }

@@ -28,7 +28,7 @@ void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, con
 PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
 
 // Max bits and a snapshot of the tokens at the end of a phase.
-void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase);
+void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase, unsigned threads = 1);
 
 // Applies blocks [from, to) exactly, recording each phase end; counts blocks on exec.progress.
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "seqi/core/parallel.hpp"
+#include "seqi/core/chunks.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/forward/reading_index.hpp"
 
@@ -22,32 +22,13 @@ struct SparseStep {
   std::optional<std::size_t> failed_token;   // image() declined this token; later tokens untouched
 };
 
-// [first, last) of chunk c when n positions are cut into `chunks` contiguous chunks, in order.
-inline std::pair<std::size_t, std::size_t> chunk_range(std::size_t n, std::size_t chunks, std::size_t c) {
-  const std::size_t base = n / chunks, extra = n % chunks;
-  const std::size_t first = c * base + std::min(c, extra);
-  return {first, first + base + (c < extra ? 1 : 0)};
-}
-
-// Chunks for `threads` threads over n positions: a few per thread (to even out their cost) of at
-// least 32 positions (so that a layer touching few tokens starts no thread), and one when
-// threads <= 1. The chunking never changes a result, only who computes it.
-inline std::size_t chunk_count(std::size_t n, unsigned threads) {
-  constexpr std::size_t kMinChunk = 32;
-  if (n == 0) return 0;
-  if (threads <= 1) return 1;
-  return std::clamp<std::size_t>(n / kMinChunk, 1, std::size_t(threads) * 8);
-}
-
 // Readings of tokens[at[k]] for every k, computed on `threads` threads (reading must be pure).
 template <class Token, class Reading>
 std::vector<std::pair<Rational, Rational>> readings_of(const std::vector<Token>& tokens,
                                                        const std::vector<std::size_t>& at, const Point& r,
                                                        Reading reading, unsigned threads) {
   std::vector<std::pair<Rational, Rational>> out(at.size());
-  const std::size_t chunks = chunk_count(at.size(), threads);
-  for_each_index(chunks, threads, [&](std::size_t c) {
-    const auto [first, last] = chunk_range(at.size(), chunks, c);
+  for_each_chunk(at.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
     for (std::size_t k = first; k < last; ++k) out[k] = reading(tokens[at[k]], r);
   });
   return out;
@@ -116,8 +97,7 @@ SparseStep apply_feed_forward_sparsely(std::vector<Token>& tokens, ReadingIndex&
   // per chunk, with the same (pure) image.
   const std::size_t chunks = chunk_count(touched.size(), threads);
   std::vector<std::size_t> stopped(chunks);
-  for_each_index(chunks, threads, [&](std::size_t c) {
-    const auto [first, last] = chunk_range(touched.size(), chunks, c);
+  for_each_chunk(touched.size(), threads, [&](std::size_t c, std::size_t first, std::size_t last) {
     stopped[c] = apply_in_order(tokens, touched, first, last, same, image);
   });
   for (std::size_t c = 0; c < chunks; ++c)
