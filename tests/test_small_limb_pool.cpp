@@ -31,10 +31,11 @@ BOOST_AUTO_TEST_CASE(blocks_are_distinct_aligned_and_keep_their_contents) {
   for (std::size_t k = 0; k < blocks.size(); ++k)
     for (std::size_t b = 0; b < blocks[k].second; ++b) BOOST_TEST_REQUIRE(blocks[k].first[b] == k % 251);
   for (auto [p, bytes] : blocks) release_small_limbs(p, bytes);
-  // Freed blocks come back (last freed first) before any new slab space.
-  void* again = allocate_small_limbs(kSmallLimbBytes);
+  // Freed blocks come back (last freed first, per size class) before any new slab space.
+  const std::size_t last_bytes = blocks.back().second;
+  void* again = allocate_small_limbs(last_bytes);
   BOOST_TEST(again == static_cast<void*>(blocks.back().first));
-  release_small_limbs(again, kSmallLimbBytes);
+  release_small_limbs(again, last_bytes);
 }
 
 BOOST_AUTO_TEST_CASE(exact_arithmetic_on_threads_through_the_pool_matches_a_64_bit_oracle) {
