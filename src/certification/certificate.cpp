@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <iterator>
 
 #include "seqi/certification/certificate_checks.hpp"
+#include "seqi/core/chunks.hpp"
 #include "seqi/core/sharding.hpp"
 #include "seqi/numbers/point_set.hpp"
 
@@ -21,11 +23,13 @@ SequenceOutcome compare_as_sets(const std::vector<Point>& outputs, const Sequenc
   return o;
 }
 
-std::size_t max_coordinate_bits(const TokenState& s) {
-  std::size_t bits = 0;
-  for (const auto& x : s.tokens)
-    for (Eigen::Index k = 0; k < x.size(); ++k) bits = std::max(bits, bit_size(x[k]));
-  return bits;
+std::size_t max_coordinate_bits(const TokenState& s, unsigned threads) {
+  std::vector<std::size_t> bits(chunk_count(s.tokens.size(), threads), 0);
+  for_each_chunk(s.tokens.size(), threads, [&](std::size_t c, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i)
+      for (Eigen::Index k = 0; k < s.tokens[i].size(); ++k) bits[c] = std::max(bits[c], bit_size(s.tokens[i][k]));
+  });
+  return bits.empty() ? 0 : *std::max_element(bits.begin(), bits.end());
 }
 
 std::string count_detail(std::size_t value, const char* op, std::size_t bound) {
@@ -92,8 +96,8 @@ PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase) {
   return snap;
 }
 
-void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase) {
-  cert.max_bits_by_phase[phase] = max_coordinate_bits(s);
+void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase, unsigned threads) {
+  cert.max_bits_by_phase[phase] = max_coordinate_bits(s, threads);
   cert.snapshots.push_back(snapshot_of(s, phase));
 }
 
@@ -112,7 +116,7 @@ void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<R
     }
     progress_advance(exec.progress);
     if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase)
-      record_phase_end(cert, pass.state(), phase_name(blocks[b].phase));
+      record_phase_end(cert, pass.state(), phase_name(blocks[b].phase), exec.threads);
   }
   if (hats > 0)
     cert.add({"every hat of Phases S and P leaves a decision margin: no other reading within twice its half-width "
@@ -128,6 +132,15 @@ std::vector<std::vector<Point>> outputs_of(const TokenState& s) {
   for (std::size_t j = 0; j < s.sequences(); ++j)
     out.emplace_back(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j]),
                      s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j + 1]));
+  return out;
+}
+
+std::vector<std::vector<Point>> outputs_of(TokenState&& s) {
+  std::vector<std::vector<Point>> out;
+  for (std::size_t j = 0; j < s.sequences(); ++j)
+    out.emplace_back(std::make_move_iterator(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j])),
+                     std::make_move_iterator(s.tokens.begin() + static_cast<std::ptrdiff_t>(s.begin[j + 1])));
+  s.tokens = {};
   return out;
 }
 

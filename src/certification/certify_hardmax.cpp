@@ -11,13 +11,13 @@ namespace {
 void certify_exact_pass(Certificate& cert, const Dataset& data, const Construction& built, bool brute,
                         const Execution& exec) {
   ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
-  record_phase_end(cert, pass.state(), "input");
+  record_phase_end(cert, pass.state(), "input", exec.threads);
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
-  cert.conditioning = weight_conditioning(built.model, collapse);
+  cert.conditioning = weight_conditioning(built.model, collapse, exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
-  add_placement_checks(cert, pass.state(), built);
+  add_placement_checks(cert, pass.state(), built, exec.threads);
   add_collapse_and_order_checks(cert, data, built);
   add_spread_slots_check(cert, data, built);
   add_places_left_check(cert, built);
@@ -34,8 +34,8 @@ void certify_exact_pass(Certificate& cert, const Dataset& data, const Constructi
   if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, "interpolation", *w);
   progress_advance(exec.progress);
   run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size(), exec);
-  add_interpolation_check(cert, data, outputs_of(pass.state()), exec);
   cert.stats = pass.stats();
+  add_interpolation_check(cert, data, outputs_of(pass.release_state()), exec);
 }
 
 }  // namespace

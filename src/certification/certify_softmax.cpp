@@ -88,7 +88,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);
   const std::size_t collapse = built.record.collapse_block;
-  cert.conditioning = weight_conditioning(built.model, collapse);
+  cert.conditioning = weight_conditioning(built.model, collapse, exec.threads);
   const auto inexact = first_inexact_attention(built.model, collapse);
   cert.add({"attention layers other than the collapse are exact under softmax (A = 0 or identity)", "lem:mean-shift",
             !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});
@@ -97,10 +97,10 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
 
   ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
-  record_phase_end(cert, pass.state(), "input");
+  record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
-  add_placement_checks(cert, pass.state(), built);
+  add_placement_checks(cert, pass.state(), built, exec.threads);
   add_collapse_and_order_checks(cert, data, built);
   add_spread_slots_check(cert, data, built);
   add_places_left_check(cert, built);

@@ -1,6 +1,9 @@
 #include "seqi/certification/conditioning.hpp"
 
 #include <algorithm>
+#include <vector>
+
+#include "seqi/core/parallel.hpp"
 
 namespace seqi {
 namespace {
@@ -33,19 +36,28 @@ void add_weights(PhaseConditioning& p, const Rational& norm_sq, const Rational& 
 
 }  // namespace
 
-ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block) {
-  ConditioningReport rep;
-  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
+ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block,
+                                       unsigned threads) {
+  struct BlockWeights {
+    Rational sa_norm_sq, ff_norm_sq, sa_max, ff_max;
+  };
+  std::vector<BlockWeights> w(model.blocks.size());
+  for_each_index(model.blocks.size(), threads, [&](std::size_t b) {
     const auto& block = model.blocks[b];
+    w[b].sa_max = max_abs_entry(max_abs_entry(abs(block.sa.rho), block.sa.A), block.sa.V);
+    w[b].ff_max = max_abs_entry(max_abs_entry(max_abs_entry(max_abs(0, block.ff.eta), block.ff.U), block.ff.b),
+                                block.ff.W);
+    w[b].sa_norm_sq = block.sa.stored_norm_sq();
+    w[b].ff_norm_sq = block.ff.stored_norm_sq();
+  });
+  ConditioningReport rep;  // reduced in block order (phases appear in that order)
+  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const bool collapse = collapse_block && b == *collapse_block;
-    const Rational sa_max = max_abs_entry(max_abs_entry(abs(block.sa.rho), block.sa.A), block.sa.V);
-    Rational ff_max = max_abs(0, block.ff.eta);
-    ff_max = max_abs_entry(max_abs_entry(max_abs_entry(ff_max, block.ff.U), block.ff.b), block.ff.W);
-    const std::string phase = phase_name(block.phase);
-    add_weights(phase_entry(rep, collapse ? "collapse" : phase), block.sa.stored_norm_sq(), sa_max);
-    add_weights(phase_entry(rep, phase), block.ff.stored_norm_sq(), ff_max);
-    rep.norm_sq += block.sa.stored_norm_sq() + block.ff.stored_norm_sq();
-    rep.max_abs_weight = std::max({rep.max_abs_weight, sa_max, ff_max});
+    const std::string phase = phase_name(model.blocks[b].phase);
+    add_weights(phase_entry(rep, collapse ? "collapse" : phase), w[b].sa_norm_sq, w[b].sa_max);
+    add_weights(phase_entry(rep, phase), w[b].ff_norm_sq, w[b].ff_max);
+    rep.norm_sq += w[b].sa_norm_sq + w[b].ff_norm_sq;
+    rep.max_abs_weight = std::max({rep.max_abs_weight, w[b].sa_max, w[b].ff_max});
   }
   return rep;
 }

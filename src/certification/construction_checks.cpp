@@ -1,9 +1,12 @@
 #include "seqi/certification/construction_checks.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "seqi/certification/certificate_checks.hpp"
-#include "seqi/numbers/point_set.hpp"
+#include "seqi/core/chunks.hpp"
+#include "seqi/numbers/point_groups.hpp"
 
 namespace seqi {
 namespace {
@@ -15,9 +18,13 @@ std::string at(const TokenState& s, std::size_t i) {
 
 }  // namespace
 
-void add_placement_checks(Certificate& cert, const TokenState& s, const Construction& built) {
+void add_placement_checks(Certificate& cert, const TokenState& s, const Construction& built, unsigned threads) {
   const auto& p = built.record.placement;
-  const auto equal = find_equal_pair(s.tokens);
+  // The first two indices of the lexicographically first group of equal points: the pair
+  // find_equal_pair reports, found by hashing instead of sorting every token.
+  const auto groups = equal_point_groups(s.tokens);
+  std::optional<std::pair<std::size_t, std::size_t>> equal;
+  if (!groups.empty()) equal = std::pair{groups.front()[0], groups.front()[1]};
   cert.add({"all tokens of all sequences are distinct points before the collapse", "lem:separation", !equal, true,
             equal ? at(s, equal->first) + " and " + at(s, equal->second) + " coincide" : "all distinct"});
 
@@ -34,10 +41,11 @@ void add_placement_checks(Certificate& cert, const TokenState& s, const Construc
 
   Point c = Point::Zero(s.tokens.front().size());
   c[0] = p.C;
-  std::string outside;
-  for (std::size_t i = 0; i < s.tokens.size() && outside.empty(); ++i)
-    if (!is_leader[i] && norm_sq(Point(s.tokens[i] - c)) > p.r0 * p.r0)
-      outside = at(s, i) + " lies outside B(C e1, r0)";
+  const Rational r0_sq = p.r0 * p.r0;
+  const auto first_outside = first_index_where(s.tokens.size(), threads, [&](std::size_t i) {
+    return !is_leader[i] && norm_sq(Point(s.tokens[i] - c)) > r0_sq;
+  });
+  const std::string outside = first_outside ? at(s, *first_outside) + " lies outside B(C e1, r0)" : "";
   cert.add({"every other token lies in B(C e1, r0), C = " + to_string(p.C) + ", r0 = " + to_string(p.r0), "lem:shrink",
             outside.empty(), true, outside.empty() ? "all non-leaders" : outside});
 }

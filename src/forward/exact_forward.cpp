@@ -81,7 +81,7 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
   };
   last_relative_window_.reset();
   const auto form = one_direction_form(ff);
-  if (form && index_readings(state_.tokens, index_, form->r, exact_reading)) ++stats_.index_rebuilds;
+  if (form && index_readings(state_.tokens, index_, form->r, exact_reading, threads_)) ++stats_.index_rebuilds;
   if (form && form->identity_outside && !state_.tokens.empty()) {
     // lem:relative-window: window half-width against the farthest reading from its centre.
     const Rational centre = (form->lo + form->hi) / 2;
@@ -103,7 +103,8 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
         Point y = form ? apply_one_direction(ff, *form, x, index_.reading(i)) : ff.apply(x);
         check_bits(y, i);
         return y;
-      });
+      },
+      threads_);
   step.sparse ? ++stats_.ff_sparse_layers : ++stats_.ff_dense_layers;
   stats_.ff_tokens_evaluated += step.touched;
   ++blocks_done_;

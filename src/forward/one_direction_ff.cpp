@@ -8,13 +8,19 @@ namespace {
 // Slope and offset of t -> sum_{i active} W_i (slope_i t + b_i) vanish (exact).
 bool pattern_is_zero(const FeedForward<Rational>& ff, const std::vector<Rational>& slope,
                      const std::vector<bool>& active) {
-  Point s = Point::Zero(ff.W.rows()), c = Point::Zero(ff.W.rows());
-  for (std::size_t i = 0; i < slope.size(); ++i) {
-    if (!active[i]) continue;
-    s += ff.W.col(static_cast<Eigen::Index>(i)) * slope[i];
-    c += ff.W.col(static_cast<Eigen::Index>(i)) * ff.b[static_cast<Eigen::Index>(i)];
+  // Coordinate by coordinate, skipping zero weights (no temporary vectors).
+  Rational s, c;
+  for (Eigen::Index k = 0; k < ff.W.rows(); ++k) {
+    s = 0, c = 0;
+    for (std::size_t i = 0; i < slope.size(); ++i) {
+      const auto col = static_cast<Eigen::Index>(i);
+      if (!active[i] || ff.W(k, col) == 0) continue;
+      s += ff.W(k, col) * slope[i];
+      c += ff.W(k, col) * ff.b[col];
+    }
+    if (s != 0 || c != 0) return false;
   }
-  return s.isZero() && c.isZero();
+  return true;
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "seqi/numbers/gmp_out_of_memory.hpp"
 
+#include "seqi/numbers/small_limb_pool.hpp"
+
 #include <gmp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -39,19 +42,33 @@ void write_all(const char* s) {
   ::_exit(g_exit_code);
 }
 
+// Requests of at most kSmallLimbBytes come from the small-limb pool; a block GMP frees or
+// reallocates with such a size is given to the pool (a block from malloc then stays there: GMP
+// never states a size larger than the block's).
 void* allocate(std::size_t bytes) {
-  void* p = std::malloc(bytes);
+  void* p = bytes <= kSmallLimbBytes ? allocate_small_limbs(bytes) : std::malloc(bytes);
   if (!p && bytes != 0) out_of_memory(bytes);
   return p;
 }
 
-void* reallocate(void* old, std::size_t, std::size_t bytes) {
-  void* p = std::realloc(old, bytes);
-  if (!p && bytes != 0) out_of_memory(bytes);
+void* reallocate(void* old, std::size_t old_bytes, std::size_t bytes) {
+  if (old_bytes > kSmallLimbBytes) {
+    void* p = std::realloc(old, bytes);
+    if (!p && bytes != 0) out_of_memory(bytes);
+    return p;
+  }
+  void* p = allocate(bytes);
+  std::memcpy(p, old, std::min(old_bytes, bytes));
+  release_small_limbs(old, old_bytes);
   return p;
 }
 
-void release(void* p, std::size_t) { std::free(p); }
+void release(void* p, std::size_t bytes) {
+  if (bytes <= kSmallLimbBytes)
+    release_small_limbs(p, bytes);
+  else
+    std::free(p);
+}
 
 }  // namespace
 

@@ -80,7 +80,7 @@ struct Certificate {
 SequenceOutcome compare_as_sets(const std::vector<Point>& outputs, const Sequence& targets);
 
 // Largest bit_size over all coordinates of all tokens.
-std::size_t max_coordinate_bits(const TokenState& s);
+std::size_t max_coordinate_bits(const TokenState& s, unsigned threads = 1);
 
 // Exact hardmax certification of our construction (Thm 1.6). `brute` recomputes every
 // attention score for Lemma P instead of using the O(n d) bounds.

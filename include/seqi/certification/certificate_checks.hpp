@@ -28,12 +28,14 @@ void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, con
 PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
 
 // Max bits and a snapshot of the tokens at the end of a phase.
-void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase);
+void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase, unsigned threads = 1);
 
 // Applies blocks [from, to) exactly, recording each phase end; counts blocks on exec.progress.
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
                       std::size_t to, const Execution& exec = {});
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
+// The same, moving the tokens out of s (no second copy of the token state).
+std::vector<std::vector<Point>> outputs_of(TokenState&& s);
 
 }  // namespace seqi

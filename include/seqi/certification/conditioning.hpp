@@ -32,8 +32,10 @@ struct ConditioningReport {
   std::vector<FloatRun> float_runs;  // measurements only
 };
 
-// Weights per phase (the collapse attention layer counts as phase "collapse").
-ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block);
+// Weights per phase (the collapse attention layer counts as phase "collapse"). The blocks are
+// measured on `threads` threads; the report does not depend on it.
+ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block,
+                                       unsigned threads = 1);
 
 // Adds the margins that need the construction: Lemma P (before_collapse, lemma_p) and the
 // collapse and flat-hat windows (record, targets of data).

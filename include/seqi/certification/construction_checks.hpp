@@ -8,7 +8,8 @@
 namespace seqi {
 
 // On the tokens just before the collapse block.
-void add_placement_checks(Certificate& cert, const TokenState& before_collapse, const Construction& built);
+void add_placement_checks(Certificate& cert, const TokenState& before_collapse, const Construction& built,
+                          unsigned threads = 1);
 
 // The collapse block's attention layer is (rho, alpha I, v a^T) with alpha > 0 and exactly the
 // record's v and a (lem:collapse): the softmax certificate evaluates the layer through v and a,

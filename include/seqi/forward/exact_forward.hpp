@@ -43,6 +43,11 @@ class ExactForward {
   }
 
   const TokenState& state() const { return state_; }
+  // Moves the token state out (the pass is spent: apply nothing after it).
+  TokenState release_state() {
+    index_.invalidate();
+    return std::move(state_);
+  }
   const ForwardStats& stats() const { return stats_; }
   // For the last FF layer applied, if it was the identity outside its breakpoints (lem:sparse-ff):
   // window half-width / largest distance of a token's reading from the window centre
