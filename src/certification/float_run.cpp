@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "seqi/certification/float_reading.hpp"
 #include "seqi/certification/float_reference.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
@@ -132,9 +133,14 @@ std::optional<std::string> ff_range(const FeedForward<Rational>& ff) {
   return std::nullopt;
 }
 
-// Upper bounds on |eta I + sum_{k in P} W_k U_k|_inf (the exact Jacobian of activation
-// pattern P, lem:float-ff), cached per pattern. For a one-direction layer U_k = slope_k r^T
-// the sum is w_P r^T with w_P = sum_{k in P} slope_k W_k: O(w d) exact operations.
+// Per activation pattern P (exact, then rounded up): jacobian >= |eta I + sum_{k in P} W_k U_k|_inf
+// (lem:float-ff); for a one-direction layer U_k = slope_k r^T also w_inf >= |w_P|_inf and
+// gain >= |eta + r.w_P| with w_P = sum_{k in P} slope_k W_k (lem:float-reading).
+struct PatternBound {
+  double jacobian = 0, w_inf = 0, gain = 0;
+};
+
+// PatternBound per pattern, cached. One direction: O(w d) exact operations per pattern.
 class PatternNorms {
  public:
   explicit PatternNorms(const FeedForward<Rational>& ff) : ff_(ff), form_(one_direction_form(ff)) {
@@ -142,20 +148,26 @@ class PatternNorms {
       for (Eigen::Index c = 0; c < form_->r.size(); ++c) r_one_ += abs(form_->r[c]);
   }
   // Requires UpwardRounding.
-  double operator()(const std::vector<char>& active) {
+  PatternBound operator()(const std::vector<char>& active) {
     std::uint64_t mask = 0;
     for (std::size_t k = 0; k < active.size() && k < 64; ++k)
       if (active[k]) mask |= std::uint64_t{1} << k;
     if (active.size() <= 64)
       if (auto it = cache_.find(mask); it != cache_.end()) return it->second;
     const auto d = ff_.U.cols();
-    double norm = 0;
+    PatternBound out;
+    double& norm = out.jacobian;
     if (form_) {
       Point wp = Point::Zero(d);
       for (std::size_t k = 0; k < active.size(); ++k)
         if (active[k]) wp += ff_.W.col(static_cast<Eigen::Index>(k)) * form_->slope[k];
-      for (Eigen::Index c = 0; c < d; ++c)
+      Rational gain = ff_.eta;
+      for (Eigen::Index c = 0; c < d; ++c) {
         norm = std::max(norm, magnitude_up(abs(ff_.eta + wp[c] * form_->r[c]) + abs(wp[c]) * (r_one_ - abs(form_->r[c]))));
+        out.w_inf = std::max(out.w_inf, magnitude_up(wp[c]));
+        gain += wp[c] * form_->r[c];
+      }
+      out.gain = magnitude_up(gain);
     } else {
       Mat<Rational> J = Mat<Rational>::Identity(d, d) * ff_.eta;
       for (std::size_t k = 0; k < active.size(); ++k)
@@ -166,15 +178,15 @@ class PatternNorms {
         norm = std::max(norm, magnitude_up(row));
       }
     }
-    if (active.size() <= 64) cache_[mask] = norm;
-    return norm;
+    if (active.size() <= 64) cache_[mask] = out;
+    return out;
   }
 
  private:
   const FeedForward<Rational>& ff_;
   std::optional<OneDirectionForm> form_;
   Rational r_one_ = 0;
-  std::map<std::uint64_t, double> cache_;
+  std::map<std::uint64_t, PatternBound> cache_;
 };
 
 // One thread's scratch for the feed-forward bound, and the decisions it counted.
@@ -191,7 +203,7 @@ class Propagation {
  public:
   Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau, unsigned threads)
       : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), threads_(threads), mid_(ref.size() * d),
-        rad_(ref.size()), e_(ref.size()) {}
+        rad_(ref.size()), e_(ref.size()), rho_(ref.size()) {}
 
   const std::vector<double>& errors() const { return e_; }
   FloatRunFacts& facts() { return facts_; }
@@ -254,6 +266,7 @@ class Propagation {
       }
     }
     e_ = std::move(next);
+    direction_.reset();  // the reading errors refer to no direction after an attention layer
     return std::nullopt;
   }
 
@@ -278,12 +291,18 @@ class Propagation {
     const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
     const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
     changed.assign(e_.size(), form ? 0 : 1);
+    // One direction (U_k = slope_k r^T): reading errors rho (lem:float-reading).
+    std::optional<ReadingLayer> reading;
+    if (const auto one = one_direction_form(ff)) reading = reading_layer(ff, *one, direction_);
     // Token i's new error bound (writes e_[i] and changed[i] only); counts into t.
     auto one_token = [&](std::size_t i, TokenScratch& t) -> std::optional<std::string> {
       const double* m = &mid_[i * d_];
       const double e = e_[i], r = rad_[i];
       double xmax = 0;
       for (std::size_t c = 0; c < d_; ++c) xmax = std::max(xmax, std::fabs(m[c]) + r + e);
+      // >= |r.(xhat - x*)| for this layer's direction r (lem:float-reading)
+      double rho = 0;
+      if (reading) rho = reading->scale ? std::min(*reading->scale * rho_[i], reading->r_one * e) : reading->r_one * e;
       std::size_t live_units = 0;
       for (std::size_t k = 0; k < f.w; ++k) {
         const double* uk = &f.u_mid[k * f.d];
@@ -294,8 +313,9 @@ class Propagation {
           sm = sm + um[c] * std::fabs(m[c]);
           pm = pm + uk[c] * m[c];
         }
-        t.R[k] = cU * s + under;                                  // rounding: |phat_k - p*_k - U_k (xhat - x*)|
-        t.E[k] = t.R[k] + f.u_one[k] * e;                           // |phat_k - p*_k|
+        // rounding: |phat_k - p*_k - U_k (xhat - x*)|; a zero row computes fl(0 + bhat_k) = bhat_k
+        t.R[k] = f.u_one[k] == 0 ? u * f.b_mag[k] : cU * s + under;
+        t.E[k] = t.R[k] + (reading ? std::min(f.u_one[k] * e, reading->slope[k] * rho) : f.u_one[k] * e);  // |phat_k - p*_k|
         const double pr = f.u_one[k] * r + cM * sm + under;      // |p*_k - pm| over the box
         if (!(t.E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
         int sign = 0;  // sign of p*_k: +1, -1, or 0 (exactly zero: a kink)
@@ -331,11 +351,16 @@ class Propagation {
         tr = tr + under;
         changed[i] = !(tm + tr < lo || lower_difference(tm, tr) > hi);
       }
-      if (live_units == 0 && f.eta_one) return std::nullopt;  // fl(1 * xhat + 0) = xhat: e unchanged
+      if (live_units == 0 && f.eta_one) {  // fl(1 * xhat + 0) = xhat: e unchanged
+        rho_[i] = rho;
+        return std::nullopt;
+      }
       const double cW = gamma_up(live_units + 1) * (1 + u) + u;
-      // Active units propagate the input error through the pattern's exact Jacobian; kinks
-      // (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
-      double terms = f.eta * xmax, propagated = t.jacobian(t.active) * e;
+      // Active units propagate the input error through the pattern's exact Jacobian eta I + w_P r^T
+      // (one direction: |eta| e + |w_P| rho); kinks (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
+      const PatternBound pattern = t.jacobian(t.active);
+      double terms = f.eta * xmax, propagated = pattern.jacobian * e;
+      if (reading) propagated = std::min(propagated, f.eta * e + pattern.w_inf * rho);
       for (std::size_t k = 0; k < f.w; ++k) {
         if (!t.live[k]) continue;
         terms = terms + f.w_col[k] * (t.act[k] + t.E[k]);
@@ -343,9 +368,32 @@ class Propagation {
       }
       e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * tiny;
       if (!(e_[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+      if (reading) rho_[i] = std::min(reading->r_one * e_[i], reading_error(*reading, f, t, m, r, e, rho, pattern.gain, live_units));
       return std::nullopt;
     };
-    return for_each_token(ff, f.w, one_token);
+    auto failure = for_each_token(ff, f.w, one_token);
+    if (reading)
+      direction_ = reading->r;
+    else
+      direction_.reset();
+    return failure;
+  }
+
+  // >= |r.(yhat - y*)| after a one-direction layer (lem:float-reading): the rounding of the output
+  // sums read by r, the input's reading error times |eta + r.w_P|, and the units' own rounding
+  // (active units) or value (kinks) through |r.W_k|. m, r, e: token's box and error; rho its reading error.
+  static double reading_error(const ReadingLayer& l, const FFBound& f, const TokenScratch& t, const double* m, double r,
+                              double e, double rho, double gain, std::size_t live_units) {
+    const double cW = gamma_up(live_units + 1) * (1 + u) + u;
+    double x_read = 0;  // >= sum_c |r_c| max(|xhat_c|, |x*_c|)
+    for (std::size_t c = 0; c < f.d; ++c) x_read = x_read + l.r_mag[c] * (std::fabs(m[c]) + r + e);
+    double terms = f.eta * x_read, propagated = gain * rho;
+    for (std::size_t k = 0; k < f.w; ++k) {
+      if (!t.live[k]) continue;
+      terms = terms + l.r_abs_w[k] * (t.act[k] + t.E[k]);
+      propagated = propagated + l.r_dot_w[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
+    }
+    return cW * terms + propagated + static_cast<double>(live_units + 1) * tiny * l.r_one;
   }
 
   // Largest |x*_c| bound over coordinates of token i.
@@ -472,6 +520,8 @@ class Propagation {
   Rational tau_;
   unsigned threads_;
   std::vector<double> mid_, rad_, e_;
+  std::vector<double> rho_;           // >= |direction_.(xhat_i - x*_i)| while direction_ is set
+  std::optional<Point> direction_;    // the reading direction of the last one-direction layer
   FloatRunFacts facts_;
   std::string failure_;
 };
