@@ -43,7 +43,7 @@ std::optional<std::string> out_of_range(const Rational& w, What what) {
 struct StructuredBound {
   bool zero = true;
   double alpha = 0;
-  std::vector<double> p_inf, q_one;  // |p_t|_inf, |q_t|_1 (upper bounds)
+  std::vector<double> p_inf, q_one, p_one;  // |p_t|_inf, |q_t|_1, |p_t|_1 (upper bounds)
 };
 
 struct Applied {
@@ -52,13 +52,17 @@ struct Applied {
 };
 
 StructuredBound structured_bound(const StructuredMatrix<Rational>& m) {
-  StructuredBound s{m.is_zero(), magnitude_up(m.alpha), {}, {}};
+  StructuredBound s{m.is_zero(), magnitude_up(m.alpha), {}, {}, {}};
   for (const auto& t : m.terms) {
-    double pi = 0, q1 = 0;
-    for (Eigen::Index c = 0; c < t.p.size(); ++c) pi = std::max(pi, magnitude_up(t.p[c]));
+    double pi = 0, q1 = 0, p1 = 0;
+    for (Eigen::Index c = 0; c < t.p.size(); ++c) {
+      pi = std::max(pi, magnitude_up(t.p[c]));
+      p1 = p1 + magnitude_up(t.p[c]);
+    }
     for (Eigen::Index c = 0; c < t.q.size(); ++c) q1 = q1 + magnitude_up(t.q[c]);
     s.p_inf.push_back(pi);
     s.q_one.push_back(q1);
+    s.p_one.push_back(p1);
   }
   return s;
 }
@@ -243,7 +247,9 @@ class Propagation {
     for (std::size_t j = 0; j + 1 < begin_.size(); ++j) {
       const std::size_t b0 = begin_[j], b1 = begin_[j + 1], n = b1 - b0;
       double xmax = 0, xs = 0, emax = 0;  // over the sequence: |xhat|, |x*|, e
+      std::vector<double> one(n);          // >= |xhat_l|_1 (lem:float-scores)
       for (std::size_t i = b0; i < b1; ++i) {
+        one[i - b0] = exact_one(i) + static_cast<double>(d_) * e_[i];
         xmax = std::max(xmax, float_inf(i));
         xs = std::max(xs, exact_inf(i));
         emax = std::max(emax, e_[i]);
@@ -251,7 +257,7 @@ class Propagation {
       for (std::size_t i = b0; i < b1; ++i) {
         Applied m{0, 0};  // the attended average: |m*|_inf <= mag - err, error err
         if (!V.zero) {
-          auto avg = attended_average(sa, A, kind, tau_inv, i, b0, b1, n, xmax, xs, emax);
+          auto avg = attended_average(sa, A, kind, tau_inv, i, b0, b1, one, xmax, xs, emax);
           if (!avg) return failure_;
           m = *avg;
         }
@@ -403,13 +409,27 @@ class Propagation {
     return x;
   }
   double float_inf(std::size_t i) const { return exact_inf(i) + e_[i]; }
+  // >= |xhat_i - xhat_l|_1.
+  double difference_one(std::size_t i, std::size_t l) const {
+    double x = 0;
+    for (std::size_t c = 0; c < d_; ++c)  // each difference rounded up in both orders
+      x = x + std::max(mid_[i * d_ + c] - mid_[l * d_ + c], mid_[l * d_ + c] - mid_[i * d_ + c]);
+    return x + static_cast<double>(d_) * (rad_[i] + rad_[l] + e_[i] + e_[l]);
+  }
+  // >= |x*_i|_1 (sum over coordinates of the box bound).
+  double exact_one(std::size_t i) const {
+    double x = 0;
+    for (std::size_t c = 0; c < d_; ++c) x = x + std::fabs(mid_[i * d_ + c]) + rad_[i];
+    return x;
+  }
 
  private:
   // The float attended average of token i (lem:float-attention): magnitude bound (of both the
   // float and the exact value) and error; nullopt with failure_ set when a decision is not shown.
   std::optional<Applied> attended_average(const SelfAttention<Rational>& sa, const StructuredBound& A, Setting kind,
-                                          double tau_inv, std::size_t i, std::size_t b0, std::size_t b1, std::size_t n,
-                                          double xmax, double xs, double emax) {
+                                          double tau_inv, std::size_t i, std::size_t b0, std::size_t b1,
+                                          const std::vector<double>& one, double xmax, double xs, double emax) {
+    const std::size_t n = b1 - b0;
     const double nn = static_cast<double>(n), dd = static_cast<double>(d_);
     if (kind == Setting::hardmax && A.zero) {
       // Every score is exactly 0 in both runs: all tie, m = fl(sum xhat_l) / n.
@@ -418,13 +438,30 @@ class Propagation {
                      g * xmax + emax + u * xmax * (1 + g) + nn * tiny};
     }
     const Applied a = apply_bound(A, float_inf(i), e_[i], d_);
-    const double eps = dd * (gamma_up(d_) * (a.mag + a.err) * xmax + a.err * xmax + a.mag * emax) + dd * tiny;
+    // Per key l (lem:float-scores): |shat_il - s*_il| <= eps_l; a1 >= |a*|_1.
+    double a1 = A.alpha * exact_one(i);
+    for (std::size_t t = 0; t < A.p_one.size(); ++t) a1 = a1 + A.p_one[t] * A.q_one[t] * exact_inf(i);
+    a1 = std::min(a1, dd * a.mag);
+    const double per_one = gamma_up(d_) * (a.mag + a.err) + a.err;
+    std::vector<double> eps_l(n);
+    double eps = 0;  // max_l eps_l (lem:float-attention's eps is at least this)
+    for (std::size_t l = 0; l < n; ++l) {
+      eps_l[l] = per_one * one[l] + e_[b0 + l] * a1 + dd * tiny;
+      eps = std::max(eps, eps_l[l]);
+    }
     if (!(eps < kGuard && a.mag * xmax * dd < kGuard)) {
       failure_ = where(i) + ": the score bounds exceed 2^1000";
       return std::nullopt;
     }
     if (kind == Setting::hardmax) {
-      const std::size_t best = exact_argmax(sa, i, b0, b1, eps);
+      // |(shat_top - shat_l) - (s*_top - s*_l)|: the query's error a.err enters through
+      // |xhat_top - xhat_l|_1, the keys' errors through |a*|_1, roundings through gamma_d (lem:float-scores).
+      const double rounding = gamma_up(d_) * (a.mag + a.err);
+      auto need = [&](std::size_t top, std::size_t l) {
+        return rounding * (one[top] + one[l]) + a.err * difference_one(b0 + top, b0 + l) + (e_[b0 + top] + e_[b0 + l]) * a1 +
+               2 * dd * tiny;
+      };
+      const std::size_t best = exact_argmax(sa, i, b0, b1, need);
       if (best == b1) return std::nullopt;
       ++facts_.decisions;
       return Applied{float_inf(best), e_[best]};
@@ -457,12 +494,19 @@ class Propagation {
     return magnitude_up(tail.upper());
   }
 
-  // Index (in the sequence) of the largest exact score of token i and its gap to the second best.
-  std::pair<std::size_t, Rational> exact_gap(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
-                                             std::size_t b1) const {
+  // Token i's exact scores against the tokens of its sequence (all exact points).
+  std::vector<Rational> exact_scores(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                     std::size_t b1) const {
     std::vector<Rational> s;
     const Point Ax = sa.A.apply(*ref_.point(i));
     for (std::size_t l = b0; l < b1; ++l) s.push_back(dot(Ax, *ref_.point(l)));
+    return s;
+  }
+
+  // Index (in the sequence) of the largest exact score of token i and its gap to the second best.
+  std::pair<std::size_t, Rational> exact_gap(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                             std::size_t b1) const {
+    const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
     const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
     Rational second;
     bool any = false;
@@ -471,17 +515,25 @@ class Propagation {
     return {top, s[top] - second};
   }
 
-  // The unique exact argmax l* of token i's scores if every other exact score is below it by
-  // more than 2 eps (then the float argmax is l* too); else b1 with failure_ set.
+  // The unique exact argmax l* of token i's scores if every other exact score s*_l is below it
+  // by more than need_of(l*, l) >= the error of shat_l* - shat_l (then the float argmax is l* too,
+  // lem:float-scores); else b1 with failure_ set. Indices of need_of are within the sequence.
+  template <class Need>
   std::size_t exact_argmax(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1,
-                           double eps) {
+                           const Need& need_of) {
     if (b1 - b0 == 1) return i;
-    const auto [top, gap] = exact_gap(sa, i, b0, b1);
-    const Rational need = 2 * Rational(eps);
-    if (gap > need) return b0 + top;
-    failure_ = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
-               " <= twice the score error bound " + approx_decimal(need, 3);
-    return b1;
+    const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
+    const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
+    for (std::size_t l = 0; l < s.size(); ++l) {
+      if (l == top) continue;
+      const Rational gap = s[top] - s[l], need = Rational(need_of(top, l));
+      if (gap > need) continue;
+      failure_ = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
+                 " to token " + std::to_string(l + 1) + " <= the sum of their score error bounds " +
+                 approx_decimal(need, 3);
+      return b1;
+    }
+    return b0 + top;
   }
 
   // Runs one_token(i, scratch) on every token, in one contiguous chunk per thread (at most
