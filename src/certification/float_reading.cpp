@@ -17,6 +17,22 @@ std::optional<Rational> multiple_of(const Point& r, const Point& previous) {
   return lambda;
 }
 
+VReading v_reading(const StructuredMatrix<Rational>& V, const Point& r) {
+  VReading v;
+  for (Eigen::Index c = 0; c < r.size(); ++c) v.r_one = v.r_one + magnitude_up(r[c]);
+  for (const auto& t : V.terms) {
+    Rational dot_p = 0;
+    double abs_p = 0;
+    for (Eigen::Index c = 0; c < r.size(); ++c) {
+      dot_p += r[c] * t.p[c];
+      abs_p = abs_p + magnitude_up(r[c]) * magnitude_up(t.p[c]);
+    }
+    v.r_abs_p.push_back(abs_p);
+    v.r_dot_p.push_back(magnitude_up(dot_p));
+  }
+  return v;
+}
+
 ReadingLayer reading_layer(const FeedForward<Rational>& ff, const OneDirectionForm& form,
                            const std::optional<Point>& previous) {
   ReadingLayer l;

@@ -97,6 +97,7 @@ Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d
 struct FFBound {
   std::size_t w = 0, d = 0;
   std::vector<double> u_mid, u_mag, u_one, b_mid, b_mag, w_col;
+  std::vector<char> zero_row;  // U_k = 0 exactly
   double eta = 0;
   bool eta_one = false;
 };
@@ -121,6 +122,9 @@ FFBound ff_bound(const FeedForward<Rational>& ff) {
     f.b_mid.push_back(b.mid);
     f.b_mag.push_back(std::fabs(b.mid) + b.rad);
     f.u_one.push_back(one);
+    bool zero = true;
+    for (std::size_t c = 0; c < f.d; ++c) zero = zero && ff.U(kk, static_cast<Eigen::Index>(c)) == 0;
+    f.zero_row.push_back(zero);
     f.w_col.push_back(col);
   }
   return f;
@@ -235,15 +239,25 @@ class Propagation {
     for (std::size_t i = 0; i < e_.size(); ++i) refresh(i);
   }
 
-  // Attention layer with V != 0 (lem:float-attention); tau only for softmax.
-  std::optional<std::string> attention(const SelfAttention<Rational>& sa, Setting kind, double tau_inv) {
+  // Attention layer with V != 0 (lem:float-attention); tau only for softmax. next: the direction
+  // of the following feed-forward layer when it has one (then the reading errors along it are
+  // kept, lem:float-reading).
+  std::optional<std::string> attention(const SelfAttention<Rational>& sa, Setting kind, double tau_inv,
+                                       const std::optional<Point>& next_direction) {
     if (auto f = structured_range(sa.A, "A")) return f;
     if (auto f = structured_range(sa.V, "V")) return f;
     if (auto f = out_of_range(sa.rho, "rho")) return f;
     const StructuredBound A = structured_bound(sa.A), V = structured_bound(sa.V);
     const double rho = magnitude_up(sa.rho);
     const double c2 = gamma_up(2) * (1 + u) + u;
-    std::vector<double> next(e_.size());
+    std::vector<double> next(e_.size()), next_rho(e_.size());
+    std::optional<VReading> vr;
+    std::optional<double> scale;  // |lambda| when next_direction = lambda direction_
+    if (next_direction) {
+      vr = v_reading(sa.V, *next_direction);
+      if (direction_)
+        if (auto lambda = multiple_of(*next_direction, *direction_)) scale = magnitude_up(*lambda);
+    }
     for (std::size_t j = 0; j + 1 < begin_.size(); ++j) {
       const std::size_t b0 = begin_[j], b1 = begin_[j + 1], n = b1 - b0;
       double xmax = 0, xs = 0, emax = 0;  // over the sequence: |xhat|, |x*|, e
@@ -269,11 +283,40 @@ class Propagation {
         else
           next[i] = c2 * (rho * float_inf(i) + v.mag + v.err) + rho * e_[i] + v.err + 2 * tiny;
         if (!(next[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+        if (vr) {
+          const double rho_in = scale ? std::min(*scale * rho_[i], vr->r_one * e_[i]) : vr->r_one * e_[i];
+          next_rho[i] = std::min(vr->r_one * next[i], attention_reading(sa, V, *vr, m, rho_in, i, v));
+        }
       }
     }
     e_ = std::move(next);
-    direction_.reset();  // the reading errors refer to no direction after an attention layer
+    rho_ = std::move(next_rho);
+    direction_ = next_direction;
     return std::nullopt;
+  }
+
+  // >= |r.(SAhat_i - SA*_i)| (lem:float-reading): V's output read by r, and the outer sum
+  // rho xhat_i + V m_i as in lem:float-attention. m: the attended average; rho_in: the input's
+  // reading error; v: lem:float-structured for V at m.
+  double attention_reading(const SelfAttention<Rational>& sa, const StructuredBound& V, const VReading& vr,
+                           const Applied& m, double rho_in, std::size_t i, const Applied& v) const {
+    double rv = 0;  // >= |r.(fl(Vhat mhat) - V m*)|
+    if (!V.zero) {
+      const std::size_t k = V.p_inf.size();
+      const double cq = gamma_up(d_) * (1 + u) + u, cy = gamma_up(k + 1) * (1 + u) + u;
+      double terms = V.alpha * vr.r_one * m.mag, propagated = V.alpha * vr.r_one * m.err;
+      for (std::size_t t = 0; t < k; ++t) {
+        const double ec = cq * V.q_one[t] * m.mag + V.q_one[t] * m.err + static_cast<double>(d_) * tiny;
+        terms = terms + vr.r_abs_p[t] * (V.q_one[t] * m.mag + ec);
+        propagated = propagated + vr.r_dot_p[t] * ec;
+      }
+      rv = cy * terms + propagated + static_cast<double>(k + 1) * tiny * vr.r_one;
+    }
+    const double rho = magnitude_up(sa.rho);
+    if (sa.rho == 0) return rv;
+    if (V.zero && sa.rho == 1) return rho_in;
+    const double c2 = gamma_up(2) * (1 + u) + u;
+    return c2 * vr.r_one * (rho * float_inf(i) + v.mag + v.err) + rho * rho_in + rv + 2 * tiny * vr.r_one;
   }
 
   // Feed-forward layer (lem:float-ff). changed[i] is set when token i's exact value may change.
@@ -320,7 +363,7 @@ class Propagation {
           pm = pm + uk[c] * m[c];
         }
         // rounding: |phat_k - p*_k - U_k (xhat - x*)|; a zero row computes fl(0 + bhat_k) = bhat_k
-        t.R[k] = f.u_one[k] == 0 ? u * f.b_mag[k] : cU * s + under;
+        t.R[k] = f.zero_row[k] ? u * f.b_mag[k] : cU * s + under;
         t.E[k] = t.R[k] + (reading ? std::min(f.u_one[k] * e, reading->slope[k] * rho) : f.u_one[k] * e);  // |phat_k - p*_k|
         const double pr = f.u_one[k] * r + cM * sm + under;      // |p*_k - pm| over the box
         if (!(t.E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
@@ -612,7 +655,10 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
     if (!block.sa.V.is_zero() || block.sa.rho != 1) {  // V = 0, rho = 1: the float run returns xhat exactly
       {
         UpwardRounding up;
-        if (auto f = run.attention(block.sa, kind, tau_inv)) return failed(run.facts(), b, "attention", *f);
+        std::optional<Point> next_direction;
+        if (auto form = one_direction_form(block.ff)) next_direction = std::move(form->r);
+        if (auto f = run.attention(block.sa, kind, tau_inv, next_direction))
+          return failed(run.facts(), b, "attention", *f);
       }
       if (auto f = ref->attention(block.sa)) return failed(run.facts(), b, "attention", "exact run: " + *f);
       UpwardRounding up;

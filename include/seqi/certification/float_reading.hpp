@@ -10,6 +10,7 @@
 
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/model/feed_forward.hpp"
+#include "seqi/model/structured_matrix.hpp"
 
 namespace seqi {
 
@@ -30,6 +31,14 @@ struct ReadingLayer {
 // Requires UpwardRounding.
 ReadingLayer reading_layer(const FeedForward<Rational>& ff, const OneDirectionForm& form,
                            const std::optional<Point>& previous);
+
+// For an attention layer followed by a one-direction layer of direction r: upper bounds on
+// sum_c |r_c| |p_tc| and |r.p_t| for the terms p_t q_t^T of V, and on |r|_1. Requires UpwardRounding.
+struct VReading {
+  std::vector<double> r_abs_p, r_dot_p;
+  double r_one = 0;
+};
+VReading v_reading(const StructuredMatrix<Rational>& V, const Point& r);
 
 // lambda with r = lambda * previous (exact), or nullopt. previous must be nonzero.
 std::optional<Rational> multiple_of(const Point& r, const Point& previous);
