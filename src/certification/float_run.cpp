@@ -295,7 +295,7 @@ class Propagation {
     return std::nullopt;
   }
 
-  // >= |r.(SAhat_i - SA*_i)| (lem:float-reading): V's output read by r, and the outer sum
+  // >= |r.(SAhat_i - SA*_i)| (lem:float-reading-attention): V's output read by r, and the outer sum
   // rho xhat_i + V m_i as in lem:float-attention. m: the attended average; rho_in: the input's
   // reading error; v: lem:float-structured for V at m.
   double attention_reading(const SelfAttention<Rational>& sa, const StructuredBound& V, const VReading& vr,
