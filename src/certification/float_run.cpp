@@ -496,14 +496,14 @@ class Propagation {
       failure_ = where(i) + ": the score bounds exceed 2^1000";
       return std::nullopt;
     }
+    // |(shat_top - shat_l) - (s*_top - s*_l)|: the query's error a.err enters through
+    // |xhat_top - xhat_l|_1, the keys' errors through |a*|_1, roundings through gamma_d (lem:float-scores).
+    const double rounding = gamma_up(d_) * (a.mag + a.err);
+    auto need = [&](std::size_t top, std::size_t l) {
+      return rounding * (one[top] + one[l]) + a.err * difference_one(b0 + top, b0 + l) + (e_[b0 + top] + e_[b0 + l]) * a1 +
+             2 * dd * tiny;
+    };
     if (kind == Setting::hardmax) {
-      // |(shat_top - shat_l) - (s*_top - s*_l)|: the query's error a.err enters through
-      // |xhat_top - xhat_l|_1, the keys' errors through |a*|_1, roundings through gamma_d (lem:float-scores).
-      const double rounding = gamma_up(d_) * (a.mag + a.err);
-      auto need = [&](std::size_t top, std::size_t l) {
-        return rounding * (one[top] + one[l]) + a.err * difference_one(b0 + top, b0 + l) + (e_[b0 + top] + e_[b0 + l]) * a1 +
-               2 * dd * tiny;
-      };
       const std::size_t best = exact_argmax(sa, i, b0, b1, need);
       if (best == b1) return std::nullopt;
       ++facts_.decisions;
@@ -511,6 +511,12 @@ class Propagation {
     }
     // Softmax (lem:float-softmax): scores/tau perturbed by eps1, log-weights by eta.
     const double S = dd * a.mag * xs;  // >= |s*_il|
+    const double g = gamma_up(n);
+    const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
+    if (auto tail = softmax_tail(sa, i, b0, b1, need, S, eps, tau_inv)) {  // lem:float-softmax-gaps
+      const double err = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 0x1p-1069;
+      return Applied{xs + err, err};
+    }
     const double eps1 = (eps * (1 + u) + 2 * u * S) * tau_inv * (1 + 2 * u);
     const double eta = eps1 + 2 * u * (S * tau_inv + eps1) + 5 * u;
     if (!(2 * eta <= 1)) {
@@ -520,10 +526,39 @@ class Propagation {
     }
     // >= |pihat - pi|_1; at most 2 (e^{2 eta} - 1)(1 - pi_top) when the exact scores are known.
     const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail_weight(sa, i, b0, b1)) + nn * 0x1p-1070;
-    const double g = gamma_up(n);
-    const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
     const double err = cm * xmax + emax + dpi * xs + nn * 0x1p-1072;
     return Applied{xs + err, err};
+  }
+
+  // lem:float-softmax-gaps: with every token of the sequence an exact point and the exact top score
+  // ahead of every other by more than the error of the score difference (need), the float weights
+  // of the other keys are at most p_l = e^{(1 - u) D_l} (1 + 4u)(1 + 8u) + 3 eta_0 with
+  // D_l >= sigma_l - sigma_top < 0; weight >= sum_l p_l, weighted_error >= sum_l p_l e_l.
+  struct SoftmaxTail {
+    std::size_t top = 0;  // global index of the exact top key
+    double weight = 0, weighted_error = 0;
+  };
+  template <class Need>
+  std::optional<SoftmaxTail> softmax_tail(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                          std::size_t b1, const Need& need, double S, double eps, double tau_inv) {
+    for (std::size_t l = b0; l < b1; ++l)
+      if (!ref_.point(l)) return std::nullopt;
+    const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
+    const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
+    const Rational unit = Rational(u);
+    // >= the rounding of sigma_l - sigma_top beyond (shat_l - shat_top) / tauhat
+    const Rational shift = 2 * unit * Rational(S + eps) * Rational(tau_inv) * (1 + 2 * unit);
+    SoftmaxTail tail{b0 + top, 0, 0};
+    for (std::size_t l = 0; l < s.size(); ++l) {
+      if (l == top) continue;
+      const Rational D = -(s[top] - s[l] - Rational(need(top, l))) / (tau_ * (1 + unit)) + shift;
+      if (D >= 0) return std::nullopt;
+      const double e = magnitude_up(exp(Interval(D * (1 - unit), 64)).upper());
+      const double p = (e * (1 + 4 * u)) * (1 + 8 * u) + 3 * tiny;
+      tail.weight = tail.weight + p;
+      tail.weighted_error = tail.weighted_error + p * e_[b0 + l];
+    }
+    return tail;
   }
 
   // An upper bound on 1 - pi_top <= (n - 1) e^{-gap/tau} from token i's exact scores (gap to
