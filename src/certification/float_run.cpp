@@ -513,20 +513,21 @@ class Propagation {
     const double S = dd * a.mag * xs;  // >= |s*_il|
     const double g = gamma_up(n);
     const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
-    if (auto tail = softmax_tail(sa, i, b0, b1, need, S, eps, tau_inv)) {  // lem:float-softmax-gaps
-      const double err = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 0x1p-1069;
-      return Applied{xs + err, err};
-    }
+    // Both bounds below hold when their hypotheses do; the smaller one is kept.
+    std::optional<double> by_gaps;
+    if (auto tail = softmax_tail(sa, i, b0, b1, need, S, eps, tau_inv))  // lem:float-softmax-gaps
+      by_gaps = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 0x1p-1069;
     const double eps1 = (eps * (1 + u) + 2 * u * S) * tau_inv * (1 + 2 * u);
     const double eta = eps1 + 2 * u * (S * tau_inv + eps1) + 5 * u;
     if (!(2 * eta <= 1)) {
+      if (by_gaps) return Applied{xs + *by_gaps, *by_gaps};
       failure_ = where(i) + ": the softmax weights are not controlled (log-weight error bound " +
                  approx_decimal(Rational(eta), 3) + " > 1/2)";
       return std::nullopt;
     }
     // >= |pihat - pi|_1; at most 2 (e^{2 eta} - 1)(1 - pi_top) when the exact scores are known.
     const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail_weight(sa, i, b0, b1)) + nn * 0x1p-1070;
-    const double err = cm * xmax + emax + dpi * xs + nn * 0x1p-1072;
+    const double err = std::min(cm * xmax + emax + dpi * xs + nn * 0x1p-1072, by_gaps.value_or(kGuard));
     return Applied{xs + err, err};
   }
 
