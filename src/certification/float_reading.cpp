@@ -44,6 +44,7 @@ ReadingLayer reading_layer(const FeedForward<Rational>& ff, const OneDirectionFo
   for (std::size_t k = 0; k < form.slope.size(); ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
     l.slope.push_back(magnitude_up(form.slope[k]));
+    l.slope_sign.push_back(form.slope[k] > 0 ? 1 : form.slope[k] < 0 ? -1 : 0);
     Rational dot_w = 0;
     double abs_w = 0;
     for (Eigen::Index c = 0; c < form.r.size(); ++c) {

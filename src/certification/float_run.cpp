@@ -200,9 +200,9 @@ class PatternNorms {
 // One thread's scratch for the feed-forward bound, and the decisions it counted.
 struct TokenScratch {
   TokenScratch(const FeedForward<Rational>& ff, std::size_t w)
-      : E(w), R(w), act(w), live(w), active(w), jacobian(ff) {}
+      : E(w), R(w), act(w), live(w), active(w), plus(w), minus(w), jacobian(ff) {}
   std::vector<double> E, R, act;
-  std::vector<char> live, active;
+  std::vector<char> live, active, plus, minus;
   PatternNorms jacobian;
   std::size_t decisions = 0, kinks = 0;
 };
@@ -415,9 +415,30 @@ class Propagation {
         terms = terms + f.w_col[k] * (t.act[k] + t.E[k]);
         propagated = propagated + f.w_col[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
       }
+      // Kinks through the sign of r.(xhat - x*) (lem:float-reading (5)): the patterns P u K_+ and
+      // P u K_- (kinks with positive, resp. negative slope), each kink erring by R_k only.
+      std::optional<PatternBound> kinks;
+      if (reading) {
+        t.plus = t.active, t.minus = t.active;
+        bool any = false;
+        for (std::size_t k = 0; k < f.w; ++k)
+          if (t.live[k] && !t.active[k]) {
+            any = true;
+            (reading->slope_sign[k] > 0 ? t.plus : t.minus)[k] = reading->slope_sign[k] != 0;
+          }
+        if (any) {
+          const PatternBound a = t.jacobian(t.plus), b = t.jacobian(t.minus);
+          kinks = PatternBound{0, std::max(a.w_inf, b.w_inf), std::max(a.gain, b.gain)};
+          double alt = f.eta * e + kinks->w_inf * rho;
+          for (std::size_t k = 0; k < f.w; ++k)
+            if (t.live[k]) alt = alt + f.w_col[k] * t.R[k];
+          propagated = std::min(propagated, alt);
+        }
+      }
       e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * tiny;
       if (!(e_[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
-      if (reading) rho_[i] = std::min(reading->r_one * e_[i], reading_error(*reading, f, t, m, r, e, rho, pattern.gain, live_units));
+      if (reading)
+        rho_[i] = std::min(reading->r_one * e_[i], reading_error(*reading, f, t, m, r, e, rho, pattern.gain, kinks, live_units));
       return std::nullopt;
     };
     auto failure = for_each_token(ff, f.w, one_token);
@@ -432,16 +453,19 @@ class Propagation {
   // sums read by r, the input's reading error times |eta + r.w_P|, and the units' own rounding
   // (active units) or value (kinks) through |r.W_k|. m, r, e: token's box and error; rho its reading error.
   static double reading_error(const ReadingLayer& l, const FFBound& f, const TokenScratch& t, const double* m, double r,
-                              double e, double rho, double gain, std::size_t live_units) {
+                              double e, double rho, double gain, const std::optional<PatternBound>& kinks,
+                              std::size_t live_units) {
     const double cW = gamma_up(live_units + 1) * (1 + u) + u;
     double x_read = 0;  // >= sum_c |r_c| max(|xhat_c|, |x*_c|)
     for (std::size_t c = 0; c < f.d; ++c) x_read = x_read + l.r_mag[c] * (std::fabs(m[c]) + r + e);
-    double terms = f.eta * x_read, propagated = gain * rho;
+    double terms = f.eta * x_read, propagated = gain * rho, alt = kinks ? kinks->gain * rho : 0;
     for (std::size_t k = 0; k < f.w; ++k) {
       if (!t.live[k]) continue;
       terms = terms + l.r_abs_w[k] * (t.act[k] + t.E[k]);
       propagated = propagated + l.r_dot_w[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
+      alt = alt + l.r_dot_w[k] * t.R[k];
     }
+    if (kinks) propagated = std::min(propagated, alt);
     return cW * terms + propagated + static_cast<double>(live_units + 1) * tiny * l.r_one;
   }
 

@@ -21,6 +21,7 @@ struct ReadingLayer {
   std::vector<double> r_mag;    // >= |r_c|
   double r_one = 0;             // >= |r|_1
   std::vector<double> slope;    // >= |slope_k|
+  std::vector<int> slope_sign;  // sign of slope_k
   std::vector<double> r_abs_w;  // >= sum_c |r_c| |W_ck|
   std::vector<double> r_dot_w;  // >= |r . W_k|
   // >= |lambda| when r = lambda * previous (the direction the reading errors refer to);
