@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -279,7 +280,7 @@ struct Gen {
 // One-direction feed-forward layer (lem:sparse-ff): rows slope_k (lambda r), lambda a random
 // multiple, offsets near the readings, eta = 1 or random; sometimes a hat (slopes 1, 1, 1 and
 // columns D, -2D, D over delta), whose far right side cancels exactly.
-FeedForward<Rational> one_direction_ff(Gen& g, const Point& r) {
+FeedForward<Rational> one_direction_ff(Gen& g, const Point& r, const std::optional<Rational>& kink_at) {
   const int d = static_cast<int>(r.size());
   const Rational lambda = g.q() == 0 ? Rational(1) : Rational(g.range(1, 4)) / Rational(g.range(1, 3));
   FeedForward<Rational> f;
@@ -289,7 +290,7 @@ FeedForward<Rational> one_direction_ff(Gen& g, const Point& r) {
   f.U = Mat<Rational>(w, d);
   f.W = Mat<Rational>(d, w);
   f.b = Point(w);
-  const Rational centre = g.q(), delta = Rational(1, g.range(1, 64));
+  const Rational centre = kink_at ? *kink_at : g.q(), delta = Rational(1, g.range(1, 64));
   const Point D = g.point(d);
   for (int k = 0; k < w; ++k) {
     f.U.row(k) = (r * lambda * (hat ? Rational(1) : g.q())).transpose();
@@ -306,10 +307,14 @@ FeedForward<Rational> one_direction_ff(Gen& g, const Point& r) {
 
 // Blocks of one-direction layers along one r (attention identity, or V = p q^T with A = alpha I
 // in hardmax): the reading errors of lem:float-reading are carried across them.
-Transformer<Rational> random_reading_model(Gen& g, int d) {
+// The first layer is sometimes a hat centred on an input token's reading: its middle unit is
+// an exact kink there (lem:float-reading (5)).
+Transformer<Rational> random_reading_model(Gen& g, int d, const Dataset& data) {
   Transformer<Rational> m;
   m.dimension = d;
   const Point r = g.point(d);
+  std::optional<Rational> kink_at;
+  if (g.range(0, 1)) kink_at = dot(r, data.pairs[0].input[0]);
   const long L = g.range(2, 6);
   for (long b = 0; b < L; ++b) {
     Block<Rational> blk;
@@ -318,7 +323,7 @@ Transformer<Rational> random_reading_model(Gen& g, int d) {
       blk.sa.A.alpha = g.q();
       blk.sa.V = StructuredMatrix<Rational>::rank_one(g.point(d), g.point(d));
     }
-    blk.ff = one_direction_ff(g, r);
+    blk.ff = one_direction_ff(g, r, b == 0 ? kink_at : std::nullopt);
     m.blocks.push_back(blk);
   }
   return m;
@@ -466,15 +471,16 @@ BOOST_AUTO_TEST_CASE(random_models_float_runs_lie_within_delta) {
 BOOST_AUTO_TEST_CASE(one_direction_chains_float_runs_lie_within_delta_with_exact_decisions) {
   const auto seed = base_seed("reading");
   Gen g{std::mt19937_64(seed)};
-  std::size_t certified = 0, signs = 0, runs = 0;
+  std::size_t certified = 0, signs = 0, runs = 0, kinks = 0;
   const int trials = 150;
   for (int trial = 0; trial < trials; ++trial) {
     const int d = static_cast<int>(g.range(2, 4));
-    const Transformer<Rational> model = random_reading_model(g, d);
     const Dataset data = random_inputs(g, d);
+    const Transformer<Rational> model = random_reading_model(g, d, data);
     const FloatRunFacts f = bound_float_run(model, data, Setting::hardmax, Rational(1), 200);
     if (!f.certified) continue;
     ++certified;
+    kinks += f.kinks;
     for (const auto& pair : data.pairs) {
       const auto exact = exact_forward(model, pair.input, Setting::hardmax, Rational(1));
       for (Order o : {Order::forward, Order::reverse, Order::pairwise}) {
@@ -512,8 +518,9 @@ BOOST_AUTO_TEST_CASE(one_direction_chains_float_runs_lie_within_delta_with_exact
     }
   }
   std::cout << "reading: " << certified << " of " << trials << " one-direction chains certified, " << runs
-            << " float runs and " << signs << " ReLU signs checked\n";
+            << " float runs, " << signs << " ReLU signs and " << kinks << " exact kinks checked\n";
   BOOST_TEST(certified >= 100u);
+  BOOST_TEST(kinks >= 10u);  // the kink patterns of lem:float-reading (5) are exercised
   BOOST_TEST(signs >= 1000u);
 }
 
