@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "seqi/certification/float_reading.hpp"
 #include "seqi/certification/float_reference.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
@@ -42,7 +43,7 @@ std::optional<std::string> out_of_range(const Rational& w, What what) {
 struct StructuredBound {
   bool zero = true;
   double alpha = 0;
-  std::vector<double> p_inf, q_one;  // |p_t|_inf, |q_t|_1 (upper bounds)
+  std::vector<double> p_inf, q_one, p_one;  // |p_t|_inf, |q_t|_1, |p_t|_1 (upper bounds)
 };
 
 struct Applied {
@@ -51,13 +52,17 @@ struct Applied {
 };
 
 StructuredBound structured_bound(const StructuredMatrix<Rational>& m) {
-  StructuredBound s{m.is_zero(), magnitude_up(m.alpha), {}, {}};
+  StructuredBound s{m.is_zero(), magnitude_up(m.alpha), {}, {}, {}};
   for (const auto& t : m.terms) {
-    double pi = 0, q1 = 0;
-    for (Eigen::Index c = 0; c < t.p.size(); ++c) pi = std::max(pi, magnitude_up(t.p[c]));
+    double pi = 0, q1 = 0, p1 = 0;
+    for (Eigen::Index c = 0; c < t.p.size(); ++c) {
+      pi = std::max(pi, magnitude_up(t.p[c]));
+      p1 = p1 + magnitude_up(t.p[c]);
+    }
     for (Eigen::Index c = 0; c < t.q.size(); ++c) q1 = q1 + magnitude_up(t.q[c]);
     s.p_inf.push_back(pi);
     s.q_one.push_back(q1);
+    s.p_one.push_back(p1);
   }
   return s;
 }
@@ -92,6 +97,7 @@ Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d
 struct FFBound {
   std::size_t w = 0, d = 0;
   std::vector<double> u_mid, u_mag, u_one, b_mid, b_mag, w_col;
+  std::vector<char> zero_row;  // U_k = 0 exactly
   double eta = 0;
   bool eta_one = false;
 };
@@ -116,6 +122,9 @@ FFBound ff_bound(const FeedForward<Rational>& ff) {
     f.b_mid.push_back(b.mid);
     f.b_mag.push_back(std::fabs(b.mid) + b.rad);
     f.u_one.push_back(one);
+    bool zero = true;
+    for (std::size_t c = 0; c < f.d; ++c) zero = zero && ff.U(kk, static_cast<Eigen::Index>(c)) == 0;
+    f.zero_row.push_back(zero);
     f.w_col.push_back(col);
   }
   return f;
@@ -132,9 +141,14 @@ std::optional<std::string> ff_range(const FeedForward<Rational>& ff) {
   return std::nullopt;
 }
 
-// Upper bounds on |eta I + sum_{k in P} W_k U_k|_inf (the exact Jacobian of activation
-// pattern P, lem:float-ff), cached per pattern. For a one-direction layer U_k = slope_k r^T
-// the sum is w_P r^T with w_P = sum_{k in P} slope_k W_k: O(w d) exact operations.
+// Per activation pattern P (exact, then rounded up): jacobian >= |eta I + sum_{k in P} W_k U_k|_inf
+// (lem:float-ff); for a one-direction layer U_k = slope_k r^T also w_inf >= |w_P|_inf and
+// gain >= |eta + r.w_P| with w_P = sum_{k in P} slope_k W_k (lem:float-reading).
+struct PatternBound {
+  double jacobian = 0, w_inf = 0, gain = 0;
+};
+
+// PatternBound per pattern, cached. One direction: O(w d) exact operations per pattern.
 class PatternNorms {
  public:
   explicit PatternNorms(const FeedForward<Rational>& ff) : ff_(ff), form_(one_direction_form(ff)) {
@@ -142,20 +156,26 @@ class PatternNorms {
       for (Eigen::Index c = 0; c < form_->r.size(); ++c) r_one_ += abs(form_->r[c]);
   }
   // Requires UpwardRounding.
-  double operator()(const std::vector<char>& active) {
+  PatternBound operator()(const std::vector<char>& active) {
     std::uint64_t mask = 0;
     for (std::size_t k = 0; k < active.size() && k < 64; ++k)
       if (active[k]) mask |= std::uint64_t{1} << k;
     if (active.size() <= 64)
       if (auto it = cache_.find(mask); it != cache_.end()) return it->second;
     const auto d = ff_.U.cols();
-    double norm = 0;
+    PatternBound out;
+    double& norm = out.jacobian;
     if (form_) {
       Point wp = Point::Zero(d);
       for (std::size_t k = 0; k < active.size(); ++k)
         if (active[k]) wp += ff_.W.col(static_cast<Eigen::Index>(k)) * form_->slope[k];
-      for (Eigen::Index c = 0; c < d; ++c)
+      Rational gain = ff_.eta;
+      for (Eigen::Index c = 0; c < d; ++c) {
         norm = std::max(norm, magnitude_up(abs(ff_.eta + wp[c] * form_->r[c]) + abs(wp[c]) * (r_one_ - abs(form_->r[c]))));
+        out.w_inf = std::max(out.w_inf, magnitude_up(wp[c]));
+        gain += wp[c] * form_->r[c];
+      }
+      out.gain = magnitude_up(gain);
     } else {
       Mat<Rational> J = Mat<Rational>::Identity(d, d) * ff_.eta;
       for (std::size_t k = 0; k < active.size(); ++k)
@@ -166,23 +186,23 @@ class PatternNorms {
         norm = std::max(norm, magnitude_up(row));
       }
     }
-    if (active.size() <= 64) cache_[mask] = norm;
-    return norm;
+    if (active.size() <= 64) cache_[mask] = out;
+    return out;
   }
 
  private:
   const FeedForward<Rational>& ff_;
   std::optional<OneDirectionForm> form_;
   Rational r_one_ = 0;
-  std::map<std::uint64_t, double> cache_;
+  std::map<std::uint64_t, PatternBound> cache_;
 };
 
 // One thread's scratch for the feed-forward bound, and the decisions it counted.
 struct TokenScratch {
   TokenScratch(const FeedForward<Rational>& ff, std::size_t w)
-      : E(w), R(w), act(w), live(w), active(w), jacobian(ff) {}
+      : E(w), R(w), act(w), live(w), active(w), plus(w), minus(w), jacobian(ff) {}
   std::vector<double> E, R, act;
-  std::vector<char> live, active;
+  std::vector<char> live, active, plus, minus;
   PatternNorms jacobian;
   std::size_t decisions = 0, kinks = 0;
 };
@@ -191,7 +211,7 @@ class Propagation {
  public:
   Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau, unsigned threads)
       : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), threads_(threads), mid_(ref.size() * d),
-        rad_(ref.size()), e_(ref.size()) {}
+        rad_(ref.size()), e_(ref.size()), rho_(ref.size()) {}
 
   const std::vector<double>& errors() const { return e_; }
   FloatRunFacts& facts() { return facts_; }
@@ -219,19 +239,31 @@ class Propagation {
     for (std::size_t i = 0; i < e_.size(); ++i) refresh(i);
   }
 
-  // Attention layer with V != 0 (lem:float-attention); tau only for softmax.
-  std::optional<std::string> attention(const SelfAttention<Rational>& sa, Setting kind, double tau_inv) {
+  // Attention layer with V != 0 (lem:float-attention); tau only for softmax. next: the direction
+  // of the following feed-forward layer when it has one (then the reading errors along it are
+  // kept, lem:float-reading).
+  std::optional<std::string> attention(const SelfAttention<Rational>& sa, Setting kind, double tau_inv,
+                                       const std::optional<Point>& next_direction) {
     if (auto f = structured_range(sa.A, "A")) return f;
     if (auto f = structured_range(sa.V, "V")) return f;
     if (auto f = out_of_range(sa.rho, "rho")) return f;
     const StructuredBound A = structured_bound(sa.A), V = structured_bound(sa.V);
     const double rho = magnitude_up(sa.rho);
     const double c2 = gamma_up(2) * (1 + u) + u;
-    std::vector<double> next(e_.size());
+    std::vector<double> next(e_.size()), next_rho(e_.size());
+    std::optional<VReading> vr;
+    std::optional<double> scale;  // |lambda| when next_direction = lambda direction_
+    if (next_direction) {
+      vr = v_reading(sa.V, *next_direction);
+      if (direction_)
+        if (auto lambda = multiple_of(*next_direction, *direction_)) scale = magnitude_up(*lambda);
+    }
     for (std::size_t j = 0; j + 1 < begin_.size(); ++j) {
       const std::size_t b0 = begin_[j], b1 = begin_[j + 1], n = b1 - b0;
       double xmax = 0, xs = 0, emax = 0;  // over the sequence: |xhat|, |x*|, e
+      std::vector<double> one(n);          // >= |xhat_l|_1 (lem:float-scores)
       for (std::size_t i = b0; i < b1; ++i) {
+        one[i - b0] = exact_one(i) + static_cast<double>(d_) * e_[i];
         xmax = std::max(xmax, float_inf(i));
         xs = std::max(xs, exact_inf(i));
         emax = std::max(emax, e_[i]);
@@ -239,7 +271,7 @@ class Propagation {
       for (std::size_t i = b0; i < b1; ++i) {
         Applied m{0, 0};  // the attended average: |m*|_inf <= mag - err, error err
         if (!V.zero) {
-          auto avg = attended_average(sa, A, kind, tau_inv, i, b0, b1, n, xmax, xs, emax);
+          auto avg = attended_average(sa, A, kind, tau_inv, i, b0, b1, one, xmax, xs, emax);
           if (!avg) return failure_;
           m = *avg;
         }
@@ -251,10 +283,40 @@ class Propagation {
         else
           next[i] = c2 * (rho * float_inf(i) + v.mag + v.err) + rho * e_[i] + v.err + 2 * tiny;
         if (!(next[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+        if (vr) {
+          const double rho_in = scale ? std::min(*scale * rho_[i], vr->r_one * e_[i]) : vr->r_one * e_[i];
+          next_rho[i] = std::min(vr->r_one * next[i], attention_reading(sa, V, *vr, m, rho_in, i, v));
+        }
       }
     }
     e_ = std::move(next);
+    rho_ = std::move(next_rho);
+    direction_ = next_direction;
     return std::nullopt;
+  }
+
+  // >= |r.(SAhat_i - SA*_i)| (lem:float-reading-attention): V's output read by r, and the outer sum
+  // rho xhat_i + V m_i as in lem:float-attention. m: the attended average; rho_in: the input's
+  // reading error; v: lem:float-structured for V at m.
+  double attention_reading(const SelfAttention<Rational>& sa, const StructuredBound& V, const VReading& vr,
+                           const Applied& m, double rho_in, std::size_t i, const Applied& v) const {
+    double rv = 0;  // >= |r.(fl(Vhat mhat) - V m*)|
+    if (!V.zero) {
+      const std::size_t k = V.p_inf.size();
+      const double cq = gamma_up(d_) * (1 + u) + u, cy = gamma_up(k + 1) * (1 + u) + u;
+      double terms = V.alpha * vr.r_one * m.mag, propagated = V.alpha * vr.r_one * m.err;
+      for (std::size_t t = 0; t < k; ++t) {
+        const double ec = cq * V.q_one[t] * m.mag + V.q_one[t] * m.err + static_cast<double>(d_) * tiny;
+        terms = terms + vr.r_abs_p[t] * (V.q_one[t] * m.mag + ec);
+        propagated = propagated + vr.r_dot_p[t] * ec;
+      }
+      rv = cy * terms + propagated + static_cast<double>(k + 1) * tiny * vr.r_one;
+    }
+    const double rho = magnitude_up(sa.rho);
+    if (sa.rho == 0) return rv;
+    if (V.zero && sa.rho == 1) return rho_in;
+    const double c2 = gamma_up(2) * (1 + u) + u;
+    return c2 * vr.r_one * (rho * float_inf(i) + v.mag + v.err) + rho * rho_in + rv + 2 * tiny * vr.r_one;
   }
 
   // Feed-forward layer (lem:float-ff). changed[i] is set when token i's exact value may change.
@@ -278,12 +340,18 @@ class Propagation {
     const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
     const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
     changed.assign(e_.size(), form ? 0 : 1);
+    // One direction (U_k = slope_k r^T): reading errors rho (lem:float-reading).
+    std::optional<ReadingLayer> reading;
+    if (const auto one = one_direction_form(ff)) reading = reading_layer(ff, *one, direction_);
     // Token i's new error bound (writes e_[i] and changed[i] only); counts into t.
     auto one_token = [&](std::size_t i, TokenScratch& t) -> std::optional<std::string> {
       const double* m = &mid_[i * d_];
       const double e = e_[i], r = rad_[i];
       double xmax = 0;
       for (std::size_t c = 0; c < d_; ++c) xmax = std::max(xmax, std::fabs(m[c]) + r + e);
+      // >= |r.(xhat - x*)| for this layer's direction r (lem:float-reading)
+      double rho = 0;
+      if (reading) rho = reading->scale ? std::min(*reading->scale * rho_[i], reading->r_one * e) : reading->r_one * e;
       std::size_t live_units = 0;
       for (std::size_t k = 0; k < f.w; ++k) {
         const double* uk = &f.u_mid[k * f.d];
@@ -294,8 +362,9 @@ class Propagation {
           sm = sm + um[c] * std::fabs(m[c]);
           pm = pm + uk[c] * m[c];
         }
-        t.R[k] = cU * s + under;                                  // rounding: |phat_k - p*_k - U_k (xhat - x*)|
-        t.E[k] = t.R[k] + f.u_one[k] * e;                           // |phat_k - p*_k|
+        // rounding: |phat_k - p*_k - U_k (xhat - x*)|; a zero row computes fl(0 + bhat_k) = bhat_k
+        t.R[k] = f.zero_row[k] ? u * f.b_mag[k] : cU * s + under;
+        t.E[k] = t.R[k] + (reading ? std::min(f.u_one[k] * e, reading->slope[k] * rho) : f.u_one[k] * e);  // |phat_k - p*_k|
         const double pr = f.u_one[k] * r + cM * sm + under;      // |p*_k - pm| over the box
         if (!(t.E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
         int sign = 0;  // sign of p*_k: +1, -1, or 0 (exactly zero: a kink)
@@ -331,21 +400,73 @@ class Propagation {
         tr = tr + under;
         changed[i] = !(tm + tr < lo || lower_difference(tm, tr) > hi);
       }
-      if (live_units == 0 && f.eta_one) return std::nullopt;  // fl(1 * xhat + 0) = xhat: e unchanged
+      if (live_units == 0 && f.eta_one) {  // fl(1 * xhat + 0) = xhat: e unchanged
+        rho_[i] = rho;
+        return std::nullopt;
+      }
       const double cW = gamma_up(live_units + 1) * (1 + u) + u;
-      // Active units propagate the input error through the pattern's exact Jacobian; kinks
-      // (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
-      double terms = f.eta * xmax, propagated = t.jacobian(t.active) * e;
+      // Active units propagate the input error through the pattern's exact Jacobian eta I + w_P r^T
+      // (one direction: |eta| e + |w_P| rho); kinks (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
+      const PatternBound pattern = t.jacobian(t.active);
+      double terms = f.eta * xmax, propagated = pattern.jacobian * e;
+      if (reading) propagated = std::min(propagated, f.eta * e + pattern.w_inf * rho);
       for (std::size_t k = 0; k < f.w; ++k) {
         if (!t.live[k]) continue;
         terms = terms + f.w_col[k] * (t.act[k] + t.E[k]);
         propagated = propagated + f.w_col[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
       }
+      // Kinks through the sign of r.(xhat - x*) (lem:float-reading (5)): the patterns P u K_+ and
+      // P u K_- (kinks with positive, resp. negative slope), each kink erring by R_k only.
+      std::optional<PatternBound> kinks;
+      if (reading) {
+        t.plus = t.active, t.minus = t.active;
+        bool any = false;
+        for (std::size_t k = 0; k < f.w; ++k)
+          if (t.live[k] && !t.active[k]) {
+            any = true;
+            (reading->slope_sign[k] > 0 ? t.plus : t.minus)[k] = reading->slope_sign[k] != 0;
+          }
+        if (any) {
+          const PatternBound a = t.jacobian(t.plus), b = t.jacobian(t.minus);
+          kinks = PatternBound{0, std::max(a.w_inf, b.w_inf), std::max(a.gain, b.gain)};
+          double alt = f.eta * e + kinks->w_inf * rho;
+          for (std::size_t k = 0; k < f.w; ++k)
+            if (t.live[k]) alt = alt + f.w_col[k] * t.R[k];
+          propagated = std::min(propagated, alt);
+        }
+      }
       e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * tiny;
       if (!(e_[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+      if (reading)
+        rho_[i] = std::min(reading->r_one * e_[i], reading_error(*reading, f, t, m, r, e, rho, pattern.gain, kinks, live_units));
       return std::nullopt;
     };
-    return for_each_token(ff, f.w, one_token);
+    auto failure = for_each_token(ff, f.w, one_token);
+    if (reading)
+      direction_ = reading->r;
+    else
+      direction_.reset();
+    return failure;
+  }
+
+  // >= |r.(yhat - y*)| after a one-direction layer (lem:float-reading): the rounding of the output
+  // sums read by r, the input's reading error times |eta + r.w_P|, and the units' own rounding
+  // (active units) or value (kinks) through |r.W_k|. m, r, e: token's box and error; rho its reading error.
+  static double reading_error(const ReadingLayer& l, const FFBound& f, const TokenScratch& t, const double* m, double r,
+                              double e, double rho, double gain, const std::optional<PatternBound>& kinks,
+                              std::size_t live_units) {
+    const double cW = gamma_up(live_units + 1) * (1 + u) + u;
+    double x_read = 0;  // >= sum_c |r_c| max(|xhat_c|, |x*_c|)
+    for (std::size_t c = 0; c < f.d; ++c) x_read = x_read + l.r_mag[c] * (std::fabs(m[c]) + r + e);
+    double terms = f.eta * x_read, propagated = gain * rho, alt = kinks ? kinks->gain * rho : 0;
+    for (std::size_t k = 0; k < f.w; ++k) {
+      if (!t.live[k]) continue;
+      terms = terms + l.r_abs_w[k] * (t.act[k] + t.E[k]);
+      propagated = propagated + l.r_dot_w[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
+      alt = alt + l.r_dot_w[k] * t.R[k];
+    }
+    if (kinks) propagated = std::min(propagated, alt);
+    return cW * terms + propagated + static_cast<double>(live_units + 1) * tiny * l.r_one;
   }
 
   // Largest |x*_c| bound over coordinates of token i.
@@ -355,13 +476,27 @@ class Propagation {
     return x;
   }
   double float_inf(std::size_t i) const { return exact_inf(i) + e_[i]; }
+  // >= |xhat_i - xhat_l|_1.
+  double difference_one(std::size_t i, std::size_t l) const {
+    double x = 0;
+    for (std::size_t c = 0; c < d_; ++c)  // each difference rounded up in both orders
+      x = x + std::max(mid_[i * d_ + c] - mid_[l * d_ + c], mid_[l * d_ + c] - mid_[i * d_ + c]);
+    return x + static_cast<double>(d_) * (rad_[i] + rad_[l] + e_[i] + e_[l]);
+  }
+  // >= |x*_i|_1 (sum over coordinates of the box bound).
+  double exact_one(std::size_t i) const {
+    double x = 0;
+    for (std::size_t c = 0; c < d_; ++c) x = x + std::fabs(mid_[i * d_ + c]) + rad_[i];
+    return x;
+  }
 
  private:
   // The float attended average of token i (lem:float-attention): magnitude bound (of both the
   // float and the exact value) and error; nullopt with failure_ set when a decision is not shown.
   std::optional<Applied> attended_average(const SelfAttention<Rational>& sa, const StructuredBound& A, Setting kind,
-                                          double tau_inv, std::size_t i, std::size_t b0, std::size_t b1, std::size_t n,
-                                          double xmax, double xs, double emax) {
+                                          double tau_inv, std::size_t i, std::size_t b0, std::size_t b1,
+                                          const std::vector<double>& one, double xmax, double xs, double emax) {
+    const std::size_t n = b1 - b0;
     const double nn = static_cast<double>(n), dd = static_cast<double>(d_);
     if (kind == Setting::hardmax && A.zero) {
       // Every score is exactly 0 in both runs: all tie, m = fl(sum xhat_l) / n.
@@ -370,32 +505,85 @@ class Propagation {
                      g * xmax + emax + u * xmax * (1 + g) + nn * tiny};
     }
     const Applied a = apply_bound(A, float_inf(i), e_[i], d_);
-    const double eps = dd * (gamma_up(d_) * (a.mag + a.err) * xmax + a.err * xmax + a.mag * emax) + dd * tiny;
+    // Per key l (lem:float-scores): |shat_il - s*_il| <= eps_l; a1 >= |a*|_1.
+    double a1 = A.alpha * exact_one(i);
+    for (std::size_t t = 0; t < A.p_one.size(); ++t) a1 = a1 + A.p_one[t] * A.q_one[t] * exact_inf(i);
+    a1 = std::min(a1, dd * a.mag);
+    const double per_one = gamma_up(d_) * (a.mag + a.err) + a.err;
+    std::vector<double> eps_l(n);
+    double eps = 0;  // max_l eps_l (lem:float-attention's eps is at least this)
+    for (std::size_t l = 0; l < n; ++l) {
+      eps_l[l] = per_one * one[l] + e_[b0 + l] * a1 + dd * tiny;
+      eps = std::max(eps, eps_l[l]);
+    }
     if (!(eps < kGuard && a.mag * xmax * dd < kGuard)) {
       failure_ = where(i) + ": the score bounds exceed 2^1000";
       return std::nullopt;
     }
+    // |(shat_top - shat_l) - (s*_top - s*_l)|: the query's error a.err enters through
+    // |xhat_top - xhat_l|_1, the keys' errors through |a*|_1, roundings through gamma_d (lem:float-scores).
+    const double rounding = gamma_up(d_) * (a.mag + a.err);
+    auto need = [&](std::size_t top, std::size_t l) {
+      return rounding * (one[top] + one[l]) + a.err * difference_one(b0 + top, b0 + l) + (e_[b0 + top] + e_[b0 + l]) * a1 +
+             2 * dd * tiny;
+    };
     if (kind == Setting::hardmax) {
-      const std::size_t best = exact_argmax(sa, i, b0, b1, eps);
+      const std::size_t best = exact_argmax(sa, i, b0, b1, need);
       if (best == b1) return std::nullopt;
       ++facts_.decisions;
       return Applied{float_inf(best), e_[best]};
     }
     // Softmax (lem:float-softmax): scores/tau perturbed by eps1, log-weights by eta.
     const double S = dd * a.mag * xs;  // >= |s*_il|
+    const double g = gamma_up(n);
+    const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
+    // Both bounds below hold when their hypotheses do; the smaller one is kept.
+    std::optional<double> by_gaps;
+    if (auto tail = softmax_tail(sa, i, b0, b1, need, S, eps, tau_inv))  // lem:float-softmax-gaps
+      by_gaps = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 0x1p-1069;
     const double eps1 = (eps * (1 + u) + 2 * u * S) * tau_inv * (1 + 2 * u);
     const double eta = eps1 + 2 * u * (S * tau_inv + eps1) + 5 * u;
     if (!(2 * eta <= 1)) {
+      if (by_gaps) return Applied{xs + *by_gaps, *by_gaps};
       failure_ = where(i) + ": the softmax weights are not controlled (log-weight error bound " +
                  approx_decimal(Rational(eta), 3) + " > 1/2)";
       return std::nullopt;
     }
     // >= |pihat - pi|_1; at most 2 (e^{2 eta} - 1)(1 - pi_top) when the exact scores are known.
     const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail_weight(sa, i, b0, b1)) + nn * 0x1p-1070;
-    const double g = gamma_up(n);
-    const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
-    const double err = cm * xmax + emax + dpi * xs + nn * 0x1p-1072;
+    const double err = std::min(cm * xmax + emax + dpi * xs + nn * 0x1p-1072, by_gaps.value_or(kGuard));
     return Applied{xs + err, err};
+  }
+
+  // lem:float-softmax-gaps: with every token of the sequence an exact point and the exact top score
+  // ahead of every other by more than the error of the score difference (need), the float weights
+  // of the other keys are at most p_l = e^{(1 - u) D_l} (1 + 4u)(1 + 8u) + 3 eta_0 with
+  // D_l >= sigma_l - sigma_top < 0; weight >= sum_l p_l, weighted_error >= sum_l p_l e_l.
+  struct SoftmaxTail {
+    std::size_t top = 0;  // global index of the exact top key
+    double weight = 0, weighted_error = 0;
+  };
+  template <class Need>
+  std::optional<SoftmaxTail> softmax_tail(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                          std::size_t b1, const Need& need, double S, double eps, double tau_inv) {
+    for (std::size_t l = b0; l < b1; ++l)
+      if (!ref_.point(l)) return std::nullopt;
+    const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
+    const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
+    const Rational unit = Rational(u);
+    // >= the rounding of sigma_l - sigma_top beyond (shat_l - shat_top) / tauhat
+    const Rational shift = 2 * unit * Rational(S + eps) * Rational(tau_inv) * (1 + 2 * unit);
+    SoftmaxTail tail{b0 + top, 0, 0};
+    for (std::size_t l = 0; l < s.size(); ++l) {
+      if (l == top) continue;
+      const Rational D = -(s[top] - s[l] - Rational(need(top, l))) / (tau_ * (1 + unit)) + shift;
+      if (D >= 0) return std::nullopt;
+      const double e = magnitude_up(exp(Interval(D * (1 - unit), 64)).upper());
+      const double p = (e * (1 + 4 * u)) * (1 + 8 * u) + 3 * tiny;
+      tail.weight = tail.weight + p;
+      tail.weighted_error = tail.weighted_error + p * e_[b0 + l];
+    }
+    return tail;
   }
 
   // An upper bound on 1 - pi_top <= (n - 1) e^{-gap/tau} from token i's exact scores (gap to
@@ -409,12 +597,19 @@ class Propagation {
     return magnitude_up(tail.upper());
   }
 
-  // Index (in the sequence) of the largest exact score of token i and its gap to the second best.
-  std::pair<std::size_t, Rational> exact_gap(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
-                                             std::size_t b1) const {
+  // Token i's exact scores against the tokens of its sequence (all exact points).
+  std::vector<Rational> exact_scores(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                     std::size_t b1) const {
     std::vector<Rational> s;
     const Point Ax = sa.A.apply(*ref_.point(i));
     for (std::size_t l = b0; l < b1; ++l) s.push_back(dot(Ax, *ref_.point(l)));
+    return s;
+  }
+
+  // Index (in the sequence) of the largest exact score of token i and its gap to the second best.
+  std::pair<std::size_t, Rational> exact_gap(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                             std::size_t b1) const {
+    const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
     const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
     Rational second;
     bool any = false;
@@ -423,17 +618,25 @@ class Propagation {
     return {top, s[top] - second};
   }
 
-  // The unique exact argmax l* of token i's scores if every other exact score is below it by
-  // more than 2 eps (then the float argmax is l* too); else b1 with failure_ set.
+  // The unique exact argmax l* of token i's scores if every other exact score s*_l is below it
+  // by more than need_of(l*, l) >= the error of shat_l* - shat_l (then the float argmax is l* too,
+  // lem:float-scores); else b1 with failure_ set. Indices of need_of are within the sequence.
+  template <class Need>
   std::size_t exact_argmax(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1,
-                           double eps) {
+                           const Need& need_of) {
     if (b1 - b0 == 1) return i;
-    const auto [top, gap] = exact_gap(sa, i, b0, b1);
-    const Rational need = 2 * Rational(eps);
-    if (gap > need) return b0 + top;
-    failure_ = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
-               " <= twice the score error bound " + approx_decimal(need, 3);
-    return b1;
+    const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
+    const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
+    for (std::size_t l = 0; l < s.size(); ++l) {
+      if (l == top) continue;
+      const Rational gap = s[top] - s[l], need = Rational(need_of(top, l));
+      if (gap > need) continue;
+      failure_ = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
+                 " to token " + std::to_string(l + 1) + " <= the sum of their score error bounds " +
+                 approx_decimal(need, 3);
+      return b1;
+    }
+    return b0 + top;
   }
 
   // Runs one_token(i, scratch) on every token, in one contiguous chunk per thread (at most
@@ -472,6 +675,8 @@ class Propagation {
   Rational tau_;
   unsigned threads_;
   std::vector<double> mid_, rad_, e_;
+  std::vector<double> rho_;           // >= |direction_.(xhat_i - x*_i)| while direction_ is set
+  std::optional<Point> direction_;    // the reading direction of the last one-direction layer
   FloatRunFacts facts_;
   std::string failure_;
 };
@@ -510,7 +715,10 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
     if (!block.sa.V.is_zero() || block.sa.rho != 1) {  // V = 0, rho = 1: the float run returns xhat exactly
       {
         UpwardRounding up;
-        if (auto f = run.attention(block.sa, kind, tau_inv)) return failed(run.facts(), b, "attention", *f);
+        std::optional<Point> next_direction;
+        if (auto form = one_direction_form(block.ff)) next_direction = std::move(form->r);
+        if (auto f = run.attention(block.sa, kind, tau_inv, next_direction))
+          return failed(run.facts(), b, "attention", *f);
       }
       if (auto f = ref->attention(block.sa)) return failed(run.facts(), b, "attention", "exact run: " + *f);
       UpwardRounding up;
