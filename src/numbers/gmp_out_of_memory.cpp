@@ -1,11 +1,8 @@
 #include "seqi/numbers/gmp_out_of_memory.hpp"
 
-#include "seqi/numbers/small_limb_pool.hpp"
-
 #include <gmp.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -42,21 +39,19 @@ void write_all(const char* s) {
   ::_exit(g_exit_code);
 }
 
-// Plain malloc: the small-limb pool is disconnected (stop 20: AddressSanitizer found a
-// heap-buffer-overflow through it in verify; see the closing note).
 void* allocate(std::size_t bytes) {
   void* p = std::malloc(bytes);
   if (!p && bytes != 0) out_of_memory(bytes);
   return p;
 }
 
-void* reallocate(void* old, std::size_t /*old_bytes*/, std::size_t bytes) {
+void* reallocate(void* old, std::size_t, std::size_t bytes) {
   void* p = std::realloc(old, bytes);
   if (!p && bytes != 0) out_of_memory(bytes);
   return p;
 }
 
-void release(void* p, std::size_t /*bytes*/) { std::free(p); }
+void release(void* p, std::size_t) { std::free(p); }
 
 }  // namespace
 

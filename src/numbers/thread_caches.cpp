@@ -2,13 +2,8 @@
 
 #include <mpfr.h>
 
-#include "seqi/numbers/small_limb_pool.hpp"
-
 namespace seqi {
 
-void release_thread_number_caches() {
-  mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
-  give_back_small_limbs();
-}
+void release_thread_number_caches() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
 
 }  // namespace seqi

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "seqi/core/byte_codec.hpp"
+#include "seqi/core/chunks.hpp"
 #include "seqi/core/execution.hpp"
 #include "seqi/core/input_error.hpp"
 #include "seqi/core/parallel.hpp"
@@ -30,9 +31,7 @@ class Sharding {
 // The block [first, last) of [0, n) that part p of `parts` owns: blocks are contiguous,
 // increase with p, cover [0, n) and differ in size by at most one.
 inline std::pair<std::size_t, std::size_t> owned_range(std::size_t n, std::size_t parts, std::size_t p) {
-  const std::size_t base = n / parts, extra = n % parts;
-  const std::size_t first = p * base + std::min(p, extra);
-  return {first, first + base + (p < extra ? 1 : 0)};
+  return chunk_range(n, parts, p);
 }
 
 namespace sharding_detail {

@@ -4,9 +4,8 @@
 
 namespace seqi {
 
-// Frees the calling thread's MPFR caches and hands its small-limb pool lists to the other
-// threads (seqi/numbers/small_limb_pool.hpp). Call last in every worker thread that may have
-// used numbers.
+// Frees the calling thread's MPFR caches. Call last in every worker thread that may have used
+// intervals.
 void release_thread_number_caches();
 
 }  // namespace seqi
