@@ -30,8 +30,15 @@ class HardmaxReference final : public ExactReference {
     return {v, v};
   }
   const Point* point(std::size_t i) const override { return &pass_.state().tokens[i]; }
+  std::vector<std::size_t> tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi) override {
+    return pass_.tokens_reading_in(r, lo, hi);
+  }
   std::optional<std::string> attention(const SelfAttention<Rational>& sa) override {
     pass_.apply_attention(sa);
+    return std::nullopt;
+  }
+  std::optional<std::string> attention(const SelfAttention<Rational>& sa, const std::vector<std::size_t>& attends) override {
+    pass_.apply_attention_with_proven_argmax(sa, attends);
     return std::nullopt;
   }
   std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) override {
@@ -68,6 +75,10 @@ class SoftmaxReference final : public ExactReference {
     const CarriedToken& t = carried_.tokens()[i];
     return t.is_exact() ? &t.p : nullptr;
   }
+  std::vector<std::size_t> tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi) override {
+    return carried_.tokens_reading_in(r, lo, hi);
+  }
+  using ExactReference::attention;
   std::optional<std::string> attention(const SelfAttention<Rational>& sa) override {
     return carried_.apply_attention(sa, tau_);
   }

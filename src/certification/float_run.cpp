@@ -12,6 +12,7 @@
 
 #include "seqi/certification/float_reading.hpp"
 #include "seqi/certification/float_reference.hpp"
+#include "seqi/certification/layer_charges.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/numbers/interval.hpp"
@@ -209,11 +210,16 @@ struct TokenScratch {
 
 class Propagation {
  public:
-  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau, unsigned threads)
+  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau, unsigned threads,
+              std::size_t layers)
       : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), threads_(threads), mid_(ref.size() * d),
-        rad_(ref.size()), e_(ref.size()), rho_(ref.size()) {}
+        rad_(ref.size()), e_(ref.size()), rho_(ref.size()), stamp_(ref.size()), t_lo_(ref.size()), t_hi_(ref.size()),
+        right_(layers), left_(layers) {}
 
   const std::vector<double>& errors() const { return e_; }
+  // After a hardmax attention layer with A != 0 and V != 0: every token's unique exact argmax
+  // (shown by exact score gaps, lem:float-scores); empty otherwise.
+  const std::vector<std::size_t>& argmax() const { return argmax_; }
   FloatRunFacts& facts() { return facts_; }
 
   std::string where(std::size_t i) const {
@@ -235,8 +241,10 @@ class Propagation {
   }
 
   void refresh(std::size_t i) { ref_.box(i, &mid_[i * d_], rad_[i]); }
+  // Every box after a layer that may change every token (every bound settled).
   void refresh_all() {
     for (std::size_t i = 0; i < e_.size(); ++i) refresh(i);
+    readings_current_ = false;
   }
 
   // Attention layer with V != 0 (lem:float-attention); tau only for softmax. next: the direction
@@ -248,6 +256,7 @@ class Propagation {
     if (auto f = structured_range(sa.V, "V")) return f;
     if (auto f = out_of_range(sa.rho, "rho")) return f;
     const StructuredBound A = structured_bound(sa.A), V = structured_bound(sa.V);
+    argmax_.assign(kind == Setting::hardmax && !A.zero && !V.zero ? e_.size() : 0, 0);
     const double rho = magnitude_up(sa.rho);
     const double c2 = gamma_up(2) * (1 + u) + u;
     std::vector<double> next(e_.size()), next_rho(e_.size());
@@ -319,8 +328,12 @@ class Propagation {
     return c2 * vr.r_one * (rho * float_inf(i) + v.mag + v.err) + rho * rho_in + rv + 2 * tiny * vr.r_one;
   }
 
-  // Feed-forward layer (lem:float-ff). changed[i] is set when token i's exact value may change.
-  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff, std::vector<char>& changed) {
+  // Feed-forward layer `layer` (lem:float-ff): the tokens whose exact value may change are
+  // appended to `changed`. A layer that is the identity outside its breakpoints is bounded
+  // token by token only on a band around them (lem:float-run-sparse); the other tokens owe
+  // charges, settled when they are next needed.
+  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff, std::size_t layer,
+                                          std::vector<std::size_t>& changed) {
     if (auto f = ff_range(ff)) return f;
     const FFBound f = ff_bound(ff);
     const auto form = identity_outside_breakpoints(ff);
@@ -339,11 +352,17 @@ class Propagation {
     const double cU = gamma_up(f.d + 1) * (1 + u) + u;
     const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
     const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
-    changed.assign(e_.size(), form ? 0 : 1);
+    std::optional<SparsePlan> plan;
+    if (form) plan = sparse_plan(ff, f, *form, layer, r_mid, r_mag, cU);
+    if (!plan) {
+      settle_all(layer);
+      readings_current_ = false;
+    }
+    std::vector<char> maybe_changed(plan ? 0 : e_.size(), form ? 0 : 1);
     // One direction (U_k = slope_k r^T): reading errors rho (lem:float-reading).
     std::optional<ReadingLayer> reading;
     if (const auto one = one_direction_form(ff)) reading = reading_layer(ff, *one, direction_);
-    // Token i's new error bound (writes e_[i] and changed[i] only); counts into t.
+    // Token i's new error bound (writes e_[i], rho_[i] and maybe_changed[i] only); counts into t.
     auto one_token = [&](std::size_t i, TokenScratch& t) -> std::optional<std::string> {
       const double* m = &mid_[i * d_];
       const double e = e_[i], r = rad_[i];
@@ -391,14 +410,9 @@ class Propagation {
         t.act[k] = sign > 0 ? std::fabs(pm) + pr : 0;  // >= relu(p*_k)
         live_units += t.live[k];
       }
-      if (form && !changed[i]) {
-        double tm = 0, tr = 0;
-        for (std::size_t c = 0; c < d_; ++c) {
-          tm = tm + r_mid[c] * m[c];
-          tr = tr + r_mag[c] * (r + cM * std::fabs(m[c]));
-        }
-        tr = tr + under;
-        changed[i] = !(tm + tr < lo || lower_difference(tm, tr) > hi);
+      if (form && !plan) {
+        const auto [t_lo, t_hi] = reading_enclosure(m, r, r_mid, r_mag, cM, under);
+        maybe_changed[i] = !(t_hi < lo || t_lo > hi);
       }
       if (live_units == 0 && f.eta_one) {  // fl(1 * xhat + 0) = xhat: e unchanged
         rho_[i] = rho;
@@ -441,12 +455,40 @@ class Propagation {
         rho_[i] = std::min(reading->r_one * e_[i], reading_error(*reading, f, t, m, r, e, rho, pattern.gain, kinks, live_units));
       return std::nullopt;
     };
-    auto failure = for_each_token(ff, f.w, one_token);
+    std::vector<std::size_t> all;
+    if (!plan) {
+      all.resize(e_.size());
+      for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    }
+    const std::vector<std::size_t>& tokens = plan ? plan->band : all;
+    auto failure = for_each_token(ff, f.w, tokens, one_token);
+    facts_.tokens_bounded += tokens.size();
     if (reading)
       direction_ = reading->r;
     else
       direction_.reset();
-    return failure;
+    if (failure) return failure;
+    if (!plan) {
+      for (std::size_t i = 0; i < maybe_changed.size(); ++i)
+        if (maybe_changed[i]) changed.push_back(i);
+      return std::nullopt;
+    }
+    close_sparse_layer(*plan, layer, f.w);
+    changed.insert(changed.end(), plan->band.begin(), plan->band.end());
+    return std::nullopt;
+  }
+
+  // Token i's reading r.x enclosed in [lo, hi] from its box (m, rad): the rounded direction
+  // (r_mid, r_mag) and the rounding of the sum (cM) included.
+  std::pair<double, double> reading_enclosure(const double* m, double rad, const std::vector<double>& r_mid,
+                                              const std::vector<double>& r_mag, double cM, double under) const {
+    double tm = 0, tr = 0;
+    for (std::size_t c = 0; c < d_; ++c) {
+      tm = tm + r_mid[c] * m[c];
+      tr = tr + r_mag[c] * (rad + cM * std::fabs(m[c]));
+    }
+    tr = tr + under;
+    return {lower_difference(tm, tr), tm + tr};
   }
 
   // >= |r.(yhat - y*)| after a one-direction layer (lem:float-reading): the rounding of the output
@@ -490,6 +532,185 @@ class Propagation {
     return x;
   }
 
+  // Adds to token i the charges it owes for the sparse layers [stamp_i, now) (lem:float-run-sparse).
+  // Requires UpwardRounding.
+  void settle(std::size_t i, std::size_t now) {
+    if (stamp_[i] >= now) return;
+    if (pending_) {
+      const Charge a = right_.owed(stamp_[i], now, t_hi_[i]), b = left_.owed(stamp_[i], now, -t_lo_[i]);
+      e_[i] = e_[i] + a.e + b.e;
+      rho_[i] = rho_[i] + a.rho + b.rho;
+    }
+    stamp_[i] = now;
+  }
+  // Every token's bound as of layer `now`. Requires UpwardRounding.
+  void settle_all(std::size_t now) {
+    if (!pending_) return;
+    for (std::size_t i = 0; i < e_.size(); ++i) settle(i, now);
+    pending_ = false;
+  }
+
+  // After the exact run applied layer `layer`: the changed tokens' boxes, readings and the maxima.
+  // Requires UpwardRounding.
+  void refresh_changed(const std::vector<std::size_t>& changed, std::size_t layer) {
+    for (std::size_t i : changed) {
+      refresh(i);
+      stamp_[i] = std::max(stamp_[i], layer + 1);
+      if (!readings_current_) continue;
+      const auto [lo, hi] = reading_enclosure(&mid_[i * d_], rad_[i], epoch_.r_mid, epoch_.r_mag, epoch_.cM, epoch_.under);
+      t_lo_[i] = lo;
+      t_hi_[i] = hi;
+      cover_box(i);
+    }
+  }
+
+ private:
+  // The direction's rounded entries and the constants of reading_enclosure for the current epoch.
+  struct Epoch {
+    std::vector<double> r_mid, r_mag;
+    double cM = 0, under = 0;
+  };
+  // What a sparse layer computes token by token (band) and charges the others (per side).
+  struct SparsePlan {
+    std::vector<std::size_t> band;  // ascending
+    std::optional<Charge> right, left;  // nullopt: that side computes x exactly (no unit active)
+  };
+
+  // Makes mid_max_, rad_max_, t_min_, t_max_ cover token i's box and reading enclosure.
+  void cover_box(std::size_t i) {
+    for (std::size_t c = 0; c < d_; ++c) mid_max_[c] = std::max(mid_max_[c], std::fabs(mid_[i * d_ + c]));
+    rad_max_ = std::max(rad_max_, rad_[i]);
+    t_min_ = std::min(t_min_, t_lo_[i]);
+    t_max_ = std::max(t_max_, t_hi_[i]);
+  }
+
+  // A new epoch of direction r at layer `layer`: every token settled, its reading error referred to
+  // r (as in lem:float-reading), its reading enclosed, and the maxima recomputed.
+  void begin_epoch(const FeedForward<Rational>& ff, const OneDirectionForm& form, std::size_t layer,
+                   const std::vector<double>& r_mid, const std::vector<double>& r_mag, double cM, double under) {
+    settle_all(layer);
+    const ReadingLayer rl = reading_layer(ff, form, direction_);
+    epoch_ = Epoch{r_mid, r_mag, cM, under};
+    mid_max_.assign(d_, 0);
+    rad_max_ = e_max_ = rho_max_ = 0;
+    t_min_ = kGuard;
+    t_max_ = -kGuard;
+    for (std::size_t i = 0; i < e_.size(); ++i) {
+      rho_[i] = rl.scale ? std::min(*rl.scale * rho_[i], rl.r_one * e_[i]) : rl.r_one * e_[i];
+      const auto [lo, hi] = reading_enclosure(&mid_[i * d_], rad_[i], r_mid, r_mag, cM, under);
+      t_lo_[i] = lo;
+      t_hi_[i] = hi;
+      cover_box(i);
+      e_max_ = std::max(e_max_, e_[i]);
+      rho_max_ = std::max(rho_max_, rho_[i]);
+    }
+    direction_ = form.r;
+    readings_current_ = true;
+  }
+
+  // lem:float-run-sparse for layer `layer` (identity outside (lo, hi), one direction r): with every
+  // token's |mid_c| <= mid_max_c, rad <= rad_max_, e <= e_max_, rho <= rho_max_, each unit's float
+  // pre-activation errs by at most E_k; a token whose exact reading is at least 2 max_k E_k/|slope_k|
+  // outside (lo, hi) has every sign shown, and its bounds grow by at most its side's charge.
+  // nullopt when the layer must be bounded token by token.
+  std::optional<SparsePlan> sparse_plan(const FeedForward<Rational>& ff, const FFBound& f, const OneDirectionForm& form,
+                                        std::size_t layer, const std::vector<double>& r_mid,
+                                        const std::vector<double>& r_mag, double cU) {
+    for (const Rational& s : form.slope)
+      if (s == 0) return std::nullopt;
+    const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
+    const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
+    if (!readings_current_ || !direction_ || !equal_points(*direction_, form.r))
+      begin_epoch(ff, form, layer, r_mid, r_mag, cM, under);
+    const ReadingLayer rl = reading_layer(ff, form, direction_);
+    // Virtual token: per coordinate |x_c| <= xs_c for x* and xhat of every token.
+    std::vector<double> xs(d_);
+    double xmax = 0, x_read = 0;
+    for (std::size_t c = 0; c < d_; ++c) {
+      xs[c] = mid_max_[c] + rad_max_ + e_max_;
+      xmax = std::max(xmax, xs[c]);
+      x_read = x_read + rl.r_mag[c] * xs[c];
+    }
+    std::vector<double> R(f.w), E(f.w), act(f.w);
+    Rational margin = 0;  // max_k E_k / |slope_k|
+    for (std::size_t k = 0; k < f.w; ++k) {
+      double s = f.b_mag[k], a = f.b_mag[k];
+      for (std::size_t c = 0; c < f.d; ++c) {
+        s = s + f.u_mag[k * f.d + c] * xs[c];
+        a = a + f.u_mag[k * f.d + c] * (mid_max_[c] + rad_max_);  // >= |p*_k|
+      }
+      R[k] = cU * s + static_cast<double>(f.d + 1) * 0x1p-1072;
+      E[k] = R[k] + std::min(f.u_one[k] * e_max_, rl.slope[k] * rho_max_);
+      act[k] = a;
+      if (!(E[k] < kGuard)) return std::nullopt;
+      margin = std::max(margin, Rational(E[k]) / abs(form.slope[k]));
+    }
+    SparsePlan plan;
+    for (const int side : {1, -1}) {
+      std::vector<char> active(f.w);
+      std::size_t live = 0;
+      Point w_side = Point::Zero(static_cast<Eigen::Index>(d_));  // sum of slope_k W_k over the active units
+      for (std::size_t k = 0; k < f.w; ++k)
+        if ((active[k] = rl.slope_sign[k] == side)) {
+          ++live;
+          w_side += ff.W.col(static_cast<Eigen::Index>(k)) * form.slope[k];
+        }
+      if (live == 0) continue;  // no unit active: fl(1 xhat + 0) = xhat
+      // The side's exact Jacobian eta I + w_side r^T is I (eta = 1): errors pass with factor 1.
+      if (!w_side.isZero()) return std::nullopt;
+      const double cW = gamma_up(live + 1) * (1 + u) + u;
+      double terms = f.eta * xmax, rounded = 0, terms_r = f.eta * x_read, rounded_r = 0;
+      for (std::size_t k = 0; k < f.w; ++k) {
+        if (!active[k]) continue;
+        // On this side p*_k = |slope_k| |t - breakpoint_k| <= |slope_k| (t_max - bp_k), resp. (bp_k - t_min).
+        const MidRad bp = mid_rad(-ff.b[static_cast<Eigen::Index>(k)] / form.slope[k]);
+        const double reach = side > 0 ? t_max_ + (-lower_difference(bp.mid, bp.rad)) : (bp.mid + bp.rad) + (-t_min_);
+        const double a = std::min(act[k], rl.slope[k] * std::max(reach, 0.0));
+        terms = terms + f.w_col[k] * (a + E[k]);
+        rounded = rounded + f.w_col[k] * R[k];
+        terms_r = terms_r + rl.r_abs_w[k] * (a + E[k]);
+        rounded_r = rounded_r + rl.r_dot_w[k] * R[k];
+      }
+      const double tiny_live = static_cast<double>(live + 1) * tiny;
+      const Charge charge{cW * terms + rounded + tiny_live, cW * terms_r + rounded_r + tiny_live * rl.r_one};
+      if (!(charge.e < kGuard && charge.rho < kGuard)) return std::nullopt;
+      (side > 0 ? plan.right : plan.left) = charge;
+    }
+    const MidRad l = mid_rad(form.lo), h = mid_rad(form.hi);
+    hi_key_ = lower_difference(h.mid, h.rad);
+    lo_key_ = -(l.mid + l.rad);
+    plan.band = ref_.tokens_reading_in(form.r, form.lo - 2 * margin, form.hi + 2 * margin);
+    for (std::size_t i : plan.band) settle(i, layer);
+    return plan;
+  }
+
+  // After the band of a sparse layer is bounded: the others' charges recorded, the maxima grown.
+  void close_sparse_layer(const SparsePlan& plan, std::size_t layer, std::size_t w) {
+    const std::size_t lazy = e_.size() - plan.band.size();
+    facts_.decisions += lazy * w;  // every unit of every other token: sign shown by the margin
+    facts_.tokens_charged += lazy;
+    double e_max = 0, rho_max = 0;
+    if (lazy > 0) {
+      e_max = e_max_;
+      rho_max = rho_max_;
+      for (const auto& charge : {plan.right, plan.left}) {
+        if (!charge) continue;
+        e_max = std::max(e_max, e_max_ + charge->e);
+        rho_max = std::max(rho_max, rho_max_ + charge->rho);
+      }
+    }
+    if (lazy > 0 && plan.right) right_.record(layer, hi_key_, *plan.right);
+    if (lazy > 0 && plan.left) left_.record(layer, lo_key_, *plan.left);
+    pending_ = pending_ || (lazy > 0 && (plan.right || plan.left));
+    for (std::size_t i : plan.band) {
+      e_max = std::max(e_max, e_[i]);
+      rho_max = std::max(rho_max, rho_[i]);
+      stamp_[i] = layer + 1;
+    }
+    e_max_ = e_max;
+    rho_max_ = rho_max;
+  }
+
  private:
   // The float attended average of token i (lem:float-attention): magnitude bound (of both the
   // float and the exact value) and error; nullopt with failure_ set when a decision is not shown.
@@ -530,6 +751,7 @@ class Propagation {
     if (kind == Setting::hardmax) {
       const std::size_t best = exact_argmax(sa, i, b0, b1, need);
       if (best == b1) return std::nullopt;
+      argmax_[i] = best;
       ++facts_.decisions;
       return Applied{float_inf(best), e_[best]};
     }
@@ -639,15 +861,16 @@ class Propagation {
     return b0 + top;
   }
 
-  // Runs one_token(i, scratch) on every token, in one contiguous chunk per thread (at most
+  // Runs one_token(i, scratch) on every listed token, in one contiguous chunk per thread (at most
   // threads_ chunks of at least 1024 tokens; each under UpwardRounding with its own scratch,
   // built once per chunk); adds the decisions counted up to the first failing token and returns
   // that token's failure: the result of a sequential loop, for any threads_.
   template <class OneToken>
-  std::optional<std::string> for_each_token(const FeedForward<Rational>& ff, std::size_t w, OneToken& one_token) {
+  std::optional<std::string> for_each_token(const FeedForward<Rational>& ff, std::size_t w,
+                                            const std::vector<std::size_t>& tokens, OneToken& one_token) {
     constexpr std::size_t kMinChunk = 1024;
-    const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(threads_, e_.size() / kMinChunk));
-    const std::size_t size = (e_.size() + chunks - 1) / chunks;
+    const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(threads_, tokens.size() / kMinChunk));
+    const std::size_t size = (tokens.size() + chunks - 1) / chunks;
     struct ChunkResult {
       std::size_t decisions = 0, kinks = 0;
       std::optional<std::string> failure;
@@ -656,8 +879,8 @@ class Propagation {
     for_each_index(results.size(), threads_, [&](std::size_t c) {
       UpwardRounding up;
       TokenScratch t(ff, w);
-      const std::size_t end = std::min(e_.size(), (c + 1) * size);
-      for (std::size_t i = c * size; i < end && !results[c].failure; ++i) results[c].failure = one_token(i, t);
+      const std::size_t end = std::min(tokens.size(), (c + 1) * size);
+      for (std::size_t k = c * size; k < end && !results[c].failure; ++k) results[c].failure = one_token(tokens[k], t);
       results[c].decisions = t.decisions;
       results[c].kinks = t.kinks;
     });
@@ -677,8 +900,20 @@ class Propagation {
   std::vector<double> mid_, rad_, e_;
   std::vector<double> rho_;           // >= |direction_.(xhat_i - x*_i)| while direction_ is set
   std::optional<Point> direction_;    // the reading direction of the last one-direction layer
+  // lem:float-run-sparse: token i's e_, rho_ hold its bounds before layer stamp_[i]; it owes the
+  // charges of the sparse layers since then on its side (right_: key hi_L < t; left_: -lo_L < -t).
+  std::vector<std::size_t> stamp_;
+  std::vector<double> t_lo_, t_hi_;   // enclosure of token i's reading along direction_ (readings_current_)
+  bool readings_current_ = false, pending_ = false;
+  Epoch epoch_;
+  LayerCharges right_, left_;
+  double hi_key_ = 0, lo_key_ = 0;    // the current layer's keys: hi rounded down, -lo rounded down
+  std::vector<double> mid_max_;       // >= |mid_ic| of every token i (while readings_current_)
+  double rad_max_ = 0, e_max_ = 0, rho_max_ = 0;  // >= every token's rad, e (settled or owed), rho
+  double t_min_ = 0, t_max_ = 0;      // enclose every token's reading along direction_
   FloatRunFacts facts_;
   std::string failure_;
+  std::vector<std::size_t> argmax_;  // hardmax, scores not all zero: token i's unique exact argmax (last attention)
 };
 
 FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, const std::string& why) {
@@ -699,7 +934,7 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
   else
     ref = softmax_reference(inputs, tau, precision);
   const auto d = static_cast<std::size_t>(model.dimension);
-  Propagation run(*ref, std::move(begin), d, tau, threads);
+  Propagation run(*ref, std::move(begin), d, tau, threads, model.blocks.size());
   double tau_inv = 0;
   {
     UpwardRounding up;
@@ -709,32 +944,35 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
     }
     if (auto f = run.start()) return failed(run.facts(), 0, "input", *f);
   }
-  std::vector<char> changed;
+  std::vector<std::size_t> changed;
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const auto& block = model.blocks[b];
     if (!block.sa.V.is_zero() || block.sa.rho != 1) {  // V = 0, rho = 1: the float run returns xhat exactly
       {
         UpwardRounding up;
+        run.settle_all(b);
         std::optional<Point> next_direction;
         if (auto form = one_direction_form(block.ff)) next_direction = std::move(form->r);
         if (auto f = run.attention(block.sa, kind, tau_inv, next_direction))
           return failed(run.facts(), b, "attention", *f);
       }
-      if (auto f = ref->attention(block.sa)) return failed(run.facts(), b, "attention", "exact run: " + *f);
+      const auto exact = run.argmax().empty() ? ref->attention(block.sa) : ref->attention(block.sa, run.argmax());
+      if (exact) return failed(run.facts(), b, "attention", "exact run: " + *exact);
       UpwardRounding up;
       run.refresh_all();
     }
+    changed.clear();
     {
       UpwardRounding up;
-      if (auto f = run.feed_forward(block.ff, changed)) return failed(run.facts(), b, "feed-forward", *f);
+      if (auto f = run.feed_forward(block.ff, b, changed)) return failed(run.facts(), b, "feed-forward", *f);
     }
     if (auto f = ref->feed_forward(block.ff)) return failed(run.facts(), b, "feed-forward", "exact run: " + *f);
     UpwardRounding up;
-    for (std::size_t i = 0; i < changed.size(); ++i)
-      if (changed[i]) run.refresh(i);
+    run.refresh_changed(changed, b);
   }
-  FloatRunFacts facts = run.facts();
   UpwardRounding up;
+  run.settle_all(model.blocks.size());
+  FloatRunFacts facts = run.facts();
   double out_max = 0;
   for (std::size_t i = 0; i < ref->size(); ++i) {
     facts.delta = std::max(facts.delta, run.errors()[i]);

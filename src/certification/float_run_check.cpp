@@ -14,7 +14,9 @@ void add_float_run_check(Certificate& cert, const Dataset& data, const Transform
             "lem:float-run", f.certified, false,
             f.certified ? "delta = " + three_digits(f.delta) + " (relative " + three_digits(f.relative_delta) + "); " +
                               std::to_string(f.decisions) + " decisions shown, " + std::to_string(f.kinks) +
-                              " ReLUs at an exact kink"
+                              " ReLUs at an exact kink; " + std::to_string(f.tokens_bounded) +
+                              " feed-forward token bounds computed one by one, " + std::to_string(f.tokens_charged) +
+                              " by layer charges (lem:float-run-sparse)"
                         : "could not be shown at " + f.failure});
   cert.float_run = f;
 }

@@ -83,6 +83,13 @@ std::optional<std::string> CarriedForward::apply_attention_to(const SelfAttentio
   return std::nullopt;
 }
 
+std::vector<std::size_t> CarriedForward::tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi) {
+  index_readings(tokens_, index_, r, [](const CarriedToken& t, const Point& d) { return t.reading(d); });
+  std::vector<std::size_t> in = index_.meeting(lo, hi);
+  std::sort(in.begin(), in.end());
+  return in;
+}
+
 std::optional<std::string> CarriedForward::apply_feed_forward(const FeedForward<Rational>& ff) {
   std::size_t unit = 0;
   // Every point of an enclosure whose reading avoids (lo, hi) is fixed (lem:sparse-ff).

@@ -74,11 +74,21 @@ void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Ration
   index_.invalidate();
 }
 
+namespace {
+std::pair<Rational, Rational> exact_reading(const Point& x, const Point& r) {
+  Rational t = dot(r, x);
+  return {t, t};
+}
+}  // namespace
+
+std::vector<std::size_t> ExactForward::tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi) {
+  if (index_readings(state_.tokens, index_, r, exact_reading, threads_)) ++stats_.index_rebuilds;
+  std::vector<std::size_t> in = index_.meeting(lo, hi);
+  std::sort(in.begin(), in.end());
+  return in;
+}
+
 void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
-  const auto exact_reading = [](const Point& x, const Point& r) {
-    Rational t = dot(r, x);
-    return std::pair{t, t};
-  };
   last_relative_window_.reset();
   const auto form = one_direction_form(ff);
   if (form && index_readings(state_.tokens, index_, form->r, exact_reading, threads_)) ++stats_.index_rebuilds;

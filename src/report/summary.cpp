@@ -150,6 +150,8 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     j["float64_run_delta"] = f.certified ? nlohmann::json(f.delta) : nlohmann::json(nullptr);
     j["float64_run_relative_delta"] = f.certified ? nlohmann::json(f.relative_delta) : nlohmann::json(nullptr);
     j["float64_run_failure"] = f.certified ? nlohmann::json(nullptr) : nlohmann::json(f.failure);
+    j["float64_run_tokens_bounded"] = f.tokens_bounded;
+    j["float64_run_tokens_charged"] = f.tokens_charged;
   }
   j["conditioning"] = conditioning_json(cert.conditioning);
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
@@ -21,10 +22,19 @@ class ExactReference {
   virtual void box(std::size_t i, double* mid, double& rad) const = 0;
   // The exact range [lo, hi] of u.x + b over token i's set.
   virtual std::pair<Rational, Rational> affine_range(std::size_t i, const Point& u, const Rational& b) const = 0;
+  // The tokens whose set has a point with reading r.x in the open interval (lo, hi), ascending;
+  // every other token's set reads <= lo or >= hi throughout.
+  virtual std::vector<std::size_t> tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi) = 0;
   // Token i's exact point (nullptr when it is a segment).
   virtual const Point* point(std::size_t i) const = 0;
   // Advance through one layer; an explanation when the exact run cannot be followed.
   virtual std::optional<std::string> attention(const SelfAttention<Rational>& sa) = 0;
+  // A hardmax attention layer whose every token i has the unique exact argmax attends[i]
+  // (global index, already shown); the default ignores it.
+  virtual std::optional<std::string> attention(const SelfAttention<Rational>& sa,
+                                               const std::vector<std::size_t>& /*attends*/) {
+    return attention(sa);
+  }
   virtual std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) = 0;
 };
 

@@ -24,6 +24,9 @@ struct FloatRunFacts {
   std::string failure;         // when !certified: "block b (feed-forward), sequence j, token i: ..."
   std::size_t decisions = 0;   // ReLU signs and argmaxes shown equal
   std::size_t kinks = 0;       // ReLUs with exact pre-activation 0 (value bound by continuity only)
+  // Feed-forward (layer, token) pairs bounded one by one (lem:float-ff) and those covered by a
+  // layer's charge instead (lem:float-run-sparse); their sum is layers x tokens.
+  std::size_t tokens_bounded = 0, tokens_charged = 0;
 };
 
 // The float run of `model` on every input of `data`, against the exact run of the same model:

@@ -24,6 +24,9 @@ class CarriedForward {
   std::optional<std::string> apply_feed_forward(const FeedForward<Rational>& ff);
   // The attention layer on sequence j only.
   std::optional<std::string> apply_attention_to(const SelfAttention<Rational>& sa, const Rational& tau, std::size_t j);
+  // The tokens whose reading interval along r meets the open interval (lo, hi), ascending
+  // (the reading index is made current for r; the tokens are unchanged).
+  std::vector<std::size_t> tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi);
   // Sets a token directly (e.g. an enclosure from the Lemma P bound).
   void set_token(std::size_t i, CarriedToken t);
   // Largest radius (hi - lo) / 2 of any enclosure created so far.

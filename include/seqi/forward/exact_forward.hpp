@@ -42,6 +42,10 @@ class ExactForward {
     apply_feed_forward(b.ff);
   }
 
+  // The tokens whose reading r.x lies in the open interval (lo, hi), ascending (the reading
+  // index is made current for r; the state is unchanged).
+  std::vector<std::size_t> tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi);
+
   const TokenState& state() const { return state_; }
   // Moves the token state out (the pass is spent: apply nothing after it).
   TokenState release_state() {

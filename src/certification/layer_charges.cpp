@@ -1,0 +1,61 @@
+#include "seqi/certification/layer_charges.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace seqi {
+
+LayerCharges::LayerCharges(std::size_t layers) : layers_(layers) {
+  while (leaves_ < layers) leaves_ *= 2;
+  nodes_.resize(2 * leaves_);
+}
+
+void LayerCharges::record(std::size_t layer, double key, Charge charge) {
+  if (layer >= layers_) throw std::out_of_range("LayerCharges::record: layer out of range");
+  Node& leaf = nodes_[leaves_ + layer];
+  if (!leaf.key.empty()) throw std::logic_error("LayerCharges::record: layer recorded twice");
+  leaf.key = {key};
+  leaf.charge = {charge};
+}
+
+// Merges the children's entries by key; prefix sums accumulated under the caller's rounding.
+void LayerCharges::build(std::size_t n) {
+  Node& node = nodes_[n];
+  if (node.built) return;
+  node.built = true;
+  if (n < leaves_) {
+    build(2 * n);
+    build(2 * n + 1);
+    const Node &a = nodes_[2 * n], &b = nodes_[2 * n + 1];
+    std::size_t i = 0, j = 0;
+    while (i < a.key.size() || j < b.key.size()) {
+      const bool from_a = j == b.key.size() || (i < a.key.size() && a.key[i] <= b.key[j]);
+      const Node& s = from_a ? a : b;
+      std::size_t& k = from_a ? i : j;
+      node.key.push_back(s.key[k]);
+      node.charge.push_back(s.charge[k]);
+      ++k;
+    }
+  }
+  node.prefix.assign(1, Charge{});
+  for (const Charge& c : node.charge) node.prefix.push_back({node.prefix.back().e + c.e, node.prefix.back().rho + c.rho});
+}
+
+Charge LayerCharges::owed(std::size_t from, std::size_t to, double t) {
+  if (from > to || to > layers_) throw std::out_of_range("LayerCharges::owed: bad layer range");
+  Charge sum;
+  auto add = [&](std::size_t n) {
+    build(n);
+    const Node& node = nodes_[n];
+    const auto k = static_cast<std::size_t>(std::lower_bound(node.key.begin(), node.key.end(), t) - node.key.begin());
+    sum.e = sum.e + node.prefix[k].e;
+    sum.rho = sum.rho + node.prefix[k].rho;
+  };
+  for (std::size_t l = from + leaves_, r = to + leaves_; l < r; l /= 2, r /= 2) {
+    if (l & 1) add(l++);
+    if (r & 1) add(--r);
+  }
+  return sum;
+}
+
+}  // namespace seqi

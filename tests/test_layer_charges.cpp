@@ -1,0 +1,95 @@
+#define BOOST_TEST_MODULE layer_charges
+// LayerCharges (lem:float-run-sparse): the owed sums against exact sums over the recorded
+// layers written from the definition, on random layers, keys and queries; the strict key test;
+// misuse is an error.
+#include <boost/test/unit_test.hpp>
+
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "seeded_oracles.hpp"
+#include "seqi/certification/layer_charges.hpp"
+#include "seqi/numbers/rational.hpp"
+#include "seqi/numbers/upward.hpp"
+
+using namespace seqi;
+
+namespace {
+
+struct Recorded {
+  bool present = false;
+  double key = 0;
+  Charge charge;
+};
+
+// Exact sum of the charges of recorded layers in [from, to) with key < t.
+std::pair<Rational, Rational> exact_owed(const std::vector<Recorded>& layers, std::size_t from, std::size_t to,
+                                         double t) {
+  Rational e = 0, rho = 0;
+  for (std::size_t l = from; l < to; ++l)
+    if (layers[l].present && layers[l].key < t) {
+      e += Rational(layers[l].charge.e);
+      rho += Rational(layers[l].charge.rho);
+    }
+  return {e, rho};
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(owed_sums_enclose_the_exact_sums_from_above) {
+  const auto seed = testing::base_seed("layer_charges");
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::size_t queries = 0, nonzero = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t L = 1 + g() % 300;
+    std::vector<Recorded> layers(L);
+    LayerCharges charges(L);
+    std::vector<std::size_t> stamp(25);  // tokens, each last settled before stamp
+    std::vector<double> reading(stamp.size());
+    for (double& t : reading) t = static_cast<double>(g() % 41) - 20;  // keys may equal readings
+    for (std::size_t now = 0; now < L; ++now) {
+      UpwardRounding up;
+      // settle a few tokens at `now` (layers < now are final)
+      for (std::size_t i = 0; i < stamp.size(); ++i) {
+        if (g() % 4) continue;
+        const Charge got = charges.owed(stamp[i], now, reading[i]);
+        const auto [e, rho] = exact_owed(layers, stamp[i], now, reading[i]);
+        ++queries;
+        nonzero += e > 0;
+        BOOST_TEST((Rational(got.e) >= e && Rational(got.rho) >= rho), "trial " << trial << ": owed below the exact sum");
+        BOOST_TEST((Rational(got.e) <= e * Rational(1 + 1e-12) && Rational(got.rho) <= rho * Rational(1 + 1e-12)),
+                   "trial " << trial << ": owed far above the exact sum");
+        stamp[i] = now;
+      }
+      if (g() % 3 == 0) continue;  // an unrecorded layer charges nothing
+      layers[now] = {true, static_cast<double>(g() % 41) - 20.5 + (g() % 2 ? 0.5 : 0.0),
+                     {unit(g) * 1e-9, unit(g) * std::ldexp(1.0, -static_cast<int>(g() % 60))}};
+      charges.record(now, layers[now].key, layers[now].charge);
+    }
+  }
+  BOOST_TEST(queries > 1000u);
+  BOOST_TEST(nonzero > 300u);
+}
+
+BOOST_AUTO_TEST_CASE(a_key_equal_to_the_reading_is_not_charged) {
+  UpwardRounding up;
+  LayerCharges charges(4);
+  charges.record(0, 1.0, {1, 2});
+  charges.record(2, 0.5, {4, 8});
+  BOOST_TEST(charges.owed(0, 4, 1.0).e == 4.0);
+  BOOST_TEST(charges.owed(0, 4, 1.5).rho == 10.0);
+  BOOST_TEST(charges.owed(1, 4, 2.0).e == 4.0);
+  BOOST_TEST(charges.owed(3, 4, 2.0).e == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(misuse_is_an_error) {
+  LayerCharges charges(3);
+  charges.record(1, 0, {1, 1});
+  BOOST_CHECK_THROW(charges.record(1, 0, {1, 1}), std::logic_error);
+  BOOST_CHECK_THROW(charges.record(3, 0, {1, 1}), std::out_of_range);
+  UpwardRounding up;
+  BOOST_CHECK_THROW(charges.owed(2, 1, 0), std::out_of_range);
+  BOOST_CHECK_THROW(charges.owed(0, 4, 0), std::out_of_range);
+}
