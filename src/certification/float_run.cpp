@@ -13,6 +13,7 @@
 #include "seqi/certification/float_reading.hpp"
 #include "seqi/certification/float_reference.hpp"
 #include "seqi/certification/layer_charges.hpp"
+#include "seqi/core/chunks.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/numbers/interval.hpp"
@@ -257,8 +258,6 @@ class Propagation {
     if (auto f = out_of_range(sa.rho, "rho")) return f;
     const StructuredBound A = structured_bound(sa.A), V = structured_bound(sa.V);
     argmax_.assign(kind == Setting::hardmax && !A.zero && !V.zero ? e_.size() : 0, 0);
-    const double rho = magnitude_up(sa.rho);
-    const double c2 = gamma_up(2) * (1 + u) + u;
     std::vector<double> next(e_.size()), next_rho(e_.size());
     std::optional<VReading> vr;
     std::optional<double> scale;  // |lambda| when next_direction = lambda direction_
@@ -267,7 +266,40 @@ class Propagation {
       if (direction_)
         if (auto lambda = multiple_of(*next_direction, *direction_)) scale = magnitude_up(*lambda);
     }
-    for (std::size_t j = 0; j + 1 < begin_.size(); ++j) {
+    // Sequences in chunks on threads_ threads (each writes only its own tokens' entries); the
+    // decisions up to the first failing sequence are counted, as in one thread.
+    const std::size_t sequences = begin_.size() - 1;
+    std::vector<Tally> tally(chunk_count(sequences, threads_));
+    for_each_chunk(sequences, threads_, [&](std::size_t chunk, std::size_t first, std::size_t last) {
+      UpwardRounding up;
+      tally[chunk].failure = attend_sequences(sa, A, V, kind, tau_inv, vr, scale, first, last, next, next_rho, tally[chunk]);
+    });
+    for (auto& t : tally) {
+      facts_.decisions += t.decisions;
+      if (t.failure) return std::move(t.failure);
+    }
+    e_ = std::move(next);
+    rho_ = std::move(next_rho);
+    direction_ = next_direction;
+    return std::nullopt;
+  }
+
+  // Decisions counted and the first failure met by one chunk of work.
+  struct Tally {
+    std::size_t decisions = 0;
+    std::optional<std::string> failure;
+  };
+
+  // lem:float-attention for the tokens of sequences [first, last): their entries of next, next_rho
+  // (and argmax_); the first failure, if any. Requires UpwardRounding.
+  std::optional<std::string> attend_sequences(const SelfAttention<Rational>& sa, const StructuredBound& A,
+                                              const StructuredBound& V, Setting kind, double tau_inv,
+                                              const std::optional<VReading>& vr, const std::optional<double>& scale,
+                                              std::size_t first, std::size_t last, std::vector<double>& next,
+                                              std::vector<double>& next_rho, Tally& tally) {
+    const double rho = magnitude_up(sa.rho);
+    const double c2 = gamma_up(2) * (1 + u) + u;
+    for (std::size_t j = first; j < last; ++j) {
       const std::size_t b0 = begin_[j], b1 = begin_[j + 1], n = b1 - b0;
       double xmax = 0, xs = 0, emax = 0;  // over the sequence: |xhat|, |x*|, e
       std::vector<double> one(n);          // >= |xhat_l|_1 (lem:float-scores)
@@ -280,8 +312,8 @@ class Propagation {
       for (std::size_t i = b0; i < b1; ++i) {
         Applied m{0, 0};  // the attended average: |m*|_inf <= mag - err, error err
         if (!V.zero) {
-          auto avg = attended_average(sa, A, kind, tau_inv, i, b0, b1, one, xmax, xs, emax);
-          if (!avg) return failure_;
+          auto avg = attended_average(sa, A, kind, tau_inv, i, b0, b1, one, xmax, xs, emax, tally);
+          if (!avg) return tally.failure;
           m = *avg;
         }
         const Applied v = apply_bound(V, m.mag, m.err, d_);
@@ -298,9 +330,6 @@ class Propagation {
         }
       }
     }
-    e_ = std::move(next);
-    rho_ = std::move(next_rho);
-    direction_ = next_direction;
     return std::nullopt;
   }
 
@@ -713,10 +742,11 @@ class Propagation {
 
  private:
   // The float attended average of token i (lem:float-attention): magnitude bound (of both the
-  // float and the exact value) and error; nullopt with failure_ set when a decision is not shown.
+  // float and the exact value) and error; nullopt with tally.failure set when a decision is not shown.
   std::optional<Applied> attended_average(const SelfAttention<Rational>& sa, const StructuredBound& A, Setting kind,
                                           double tau_inv, std::size_t i, std::size_t b0, std::size_t b1,
-                                          const std::vector<double>& one, double xmax, double xs, double emax) {
+                                          const std::vector<double>& one, double xmax, double xs, double emax,
+                                          Tally& tally) {
     const std::size_t n = b1 - b0;
     const double nn = static_cast<double>(n), dd = static_cast<double>(d_);
     if (kind == Setting::hardmax && A.zero) {
@@ -738,7 +768,7 @@ class Propagation {
       eps = std::max(eps, eps_l[l]);
     }
     if (!(eps < kGuard && a.mag * xmax * dd < kGuard)) {
-      failure_ = where(i) + ": the score bounds exceed 2^1000";
+      tally.failure = where(i) + ": the score bounds exceed 2^1000";
       return std::nullopt;
     }
     // |(shat_top - shat_l) - (s*_top - s*_l)|: the query's error a.err enters through
@@ -749,10 +779,10 @@ class Propagation {
              2 * dd * tiny;
     };
     if (kind == Setting::hardmax) {
-      const std::size_t best = exact_argmax(sa, i, b0, b1, need);
+      const std::size_t best = exact_argmax(sa, i, b0, b1, need, tally);
       if (best == b1) return std::nullopt;
       argmax_[i] = best;
-      ++facts_.decisions;
+      ++tally.decisions;
       return Applied{float_inf(best), e_[best]};
     }
     // Softmax (lem:float-softmax): scores/tau perturbed by eps1, log-weights by eta.
@@ -767,7 +797,7 @@ class Propagation {
     const double eta = eps1 + 2 * u * (S * tau_inv + eps1) + 5 * u;
     if (!(2 * eta <= 1)) {
       if (by_gaps) return Applied{xs + *by_gaps, *by_gaps};
-      failure_ = where(i) + ": the softmax weights are not controlled (log-weight error bound " +
+      tally.failure = where(i) + ": the softmax weights are not controlled (log-weight error bound " +
                  approx_decimal(Rational(eta), 3) + " > 1/2)";
       return std::nullopt;
     }
@@ -842,10 +872,10 @@ class Propagation {
 
   // The unique exact argmax l* of token i's scores if every other exact score s*_l is below it
   // by more than need_of(l*, l) >= the error of shat_l* - shat_l (then the float argmax is l* too,
-  // lem:float-scores); else b1 with failure_ set. Indices of need_of are within the sequence.
+  // lem:float-scores); else b1 with tally.failure set. Indices of need_of are within the sequence.
   template <class Need>
   std::size_t exact_argmax(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1,
-                           const Need& need_of) {
+                           const Need& need_of, Tally& tally) {
     if (b1 - b0 == 1) return i;
     const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
     const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
@@ -853,7 +883,7 @@ class Propagation {
       if (l == top) continue;
       const Rational gap = s[top] - s[l], need = Rational(need_of(top, l));
       if (gap > need) continue;
-      failure_ = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
+      tally.failure = where(i) + ": the hardmax argmax is not shown: exact score gap " + approx_decimal(gap, 3) +
                  " to token " + std::to_string(l + 1) + " <= the sum of their score error bounds " +
                  approx_decimal(need, 3);
       return b1;
@@ -912,7 +942,6 @@ class Propagation {
   double rad_max_ = 0, e_max_ = 0, rho_max_ = 0;  // >= every token's rad, e (settled or owed), rho
   double t_min_ = 0, t_max_ = 0;      // enclose every token's reading along direction_
   FloatRunFacts facts_;
-  std::string failure_;
   std::vector<std::size_t> argmax_;  // hardmax, scores not all zero: token i's unique exact argmax (last attention)
 };
 
