@@ -4,6 +4,7 @@
 // misuse is an error.
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -20,17 +21,19 @@ namespace {
 struct Recorded {
   bool present = false;
   double key = 0;
-  Charge charge;
+  AffineCharge charge;
 };
 
-// Exact sum of the charges of recorded layers in [from, to) with key < t.
+// Exact sum of alpha + beta (t - key) over the recorded layers in [from, to) with key < t.
 std::pair<Rational, Rational> exact_owed(const std::vector<Recorded>& layers, std::size_t from, std::size_t to,
-                                         double t) {
+                                         double t, double x) {
   Rational e = 0, rho = 0;
   for (std::size_t l = from; l < to; ++l)
     if (layers[l].present && layers[l].key < t) {
-      e += Rational(layers[l].charge.e);
-      rho += Rational(layers[l].charge.rho);
+      const Rational reach = Rational(t) - Rational(layers[l].key);
+      const AffineCharge& c = layers[l].charge;
+      e += Rational(c.alpha.e) + Rational(c.beta.e) * reach + Rational(c.gamma.e) * Rational(x);
+      rho += Rational(c.alpha.rho) + Rational(c.beta.rho) * reach + Rational(c.gamma.rho) * Rational(x);
     }
   return {e, rho};
 }
@@ -54,18 +57,25 @@ BOOST_AUTO_TEST_CASE(owed_sums_enclose_the_exact_sums_from_above) {
       // settle a few tokens at `now` (layers < now are final)
       for (std::size_t i = 0; i < stamp.size(); ++i) {
         if (g() % 4) continue;
-        const Charge got = charges.owed(stamp[i], now, reading[i]);
-        const auto [e, rho] = exact_owed(layers, stamp[i], now, reading[i]);
+        const double x = static_cast<double>(i) / 8;  // token magnitudes, some 0
+        const Charge got = charges.owed(stamp[i], now, reading[i], x);
+        const auto [e, rho] = exact_owed(layers, stamp[i], now, reading[i], x);
         ++queries;
         nonzero += e > 0;
         BOOST_TEST((Rational(got.e) >= e && Rational(got.rho) >= rho), "trial " << trial << ": owed below the exact sum");
-        BOOST_TEST((Rational(got.e) <= e * Rational(1 + 1e-12) && Rational(got.rho) <= rho * Rational(1 + 1e-12)),
+        // rounding: relative 1e-12 of the sum, plus the cancellation in t sum(beta) - sum(beta key)
+        const Rational slack = Rational(1e-12) * (Rational(std::fabs(reading[i])) + 50) * Rational(1e-6) * 300;
+        BOOST_TEST((Rational(got.e) <= e * Rational(1 + 1e-12) + slack &&
+                    Rational(got.rho) <= rho * Rational(1 + 1e-12) + slack),
                    "trial " << trial << ": owed far above the exact sum");
         stamp[i] = now;
       }
       if (g() % 3 == 0) continue;  // an unrecorded layer charges nothing
+      const double scale = std::ldexp(1.0, -static_cast<int>(g() % 60));
       layers[now] = {true, static_cast<double>(g() % 41) - 20.5 + (g() % 2 ? 0.5 : 0.0),
-                     {unit(g) * 1e-9, unit(g) * std::ldexp(1.0, -static_cast<int>(g() % 60))}};
+                     {{unit(g) * 1e-9, unit(g) * scale},
+                      {g() % 2 ? unit(g) * 1e-6 : 0.0, unit(g) * scale},
+                      {unit(g) * 1e-12, g() % 2 ? unit(g) * scale : 0.0}}};
       charges.record(now, layers[now].key, layers[now].charge);
     }
   }
@@ -76,20 +86,22 @@ BOOST_AUTO_TEST_CASE(owed_sums_enclose_the_exact_sums_from_above) {
 BOOST_AUTO_TEST_CASE(a_key_equal_to_the_reading_is_not_charged) {
   UpwardRounding up;
   LayerCharges charges(4);
-  charges.record(0, 1.0, {1, 2});
-  charges.record(2, 0.5, {4, 8});
-  BOOST_TEST(charges.owed(0, 4, 1.0).e == 4.0);
-  BOOST_TEST(charges.owed(0, 4, 1.5).rho == 10.0);
-  BOOST_TEST(charges.owed(1, 4, 2.0).e == 4.0);
-  BOOST_TEST(charges.owed(3, 4, 2.0).e == 0.0);
+  charges.record(0, 1.0, {{1, 2}, {0, 0}, {0, 0}});
+  charges.record(2, 0.5, {{4, 8}, {2, 0}, {1, 0}});
+  BOOST_TEST(charges.owed(0, 4, 1.0, 0).e == 5.0);   // layer 2 only: 4 + 2 (1 - 0.5)
+  BOOST_TEST(charges.owed(0, 4, 1.5, 0).rho == 10.0);
+  BOOST_TEST(charges.owed(1, 4, 2.0, 0).e == 7.0);   // 4 + 2 (2 - 0.5)
+  BOOST_TEST(charges.owed(3, 4, 2.0, 0).e == 0.0);
+  BOOST_TEST(charges.owed(0, 4, 1.0, 3).e == 8.0);  // + gamma x = 1 * 3
+  BOOST_TEST(charges.owed(0, 4, -1.0, 0).e == 0.0);  // left of every key
 }
 
 BOOST_AUTO_TEST_CASE(misuse_is_an_error) {
   LayerCharges charges(3);
-  charges.record(1, 0, {1, 1});
-  BOOST_CHECK_THROW(charges.record(1, 0, {1, 1}), std::logic_error);
-  BOOST_CHECK_THROW(charges.record(3, 0, {1, 1}), std::out_of_range);
+  charges.record(1, 0, {{1, 1}, {0, 0}, {0, 0}});
+  BOOST_CHECK_THROW(charges.record(1, 0, {{1, 1}, {0, 0}, {0, 0}}), std::logic_error);
+  BOOST_CHECK_THROW(charges.record(3, 0, {{1, 1}, {0, 0}, {0, 0}}), std::out_of_range);
   UpwardRounding up;
-  BOOST_CHECK_THROW(charges.owed(2, 1, 0), std::out_of_range);
-  BOOST_CHECK_THROW(charges.owed(0, 4, 0), std::out_of_range);
+  BOOST_CHECK_THROW(charges.owed(2, 1, 0, 0), std::out_of_range);
+  BOOST_CHECK_THROW(charges.owed(0, 4, 0, 0), std::out_of_range);
 }

@@ -566,11 +566,18 @@ class Propagation {
   void settle(std::size_t i, std::size_t now) {
     if (stamp_[i] >= now) return;
     if (pending_) {
-      const Charge a = right_.owed(stamp_[i], now, t_hi_[i]), b = left_.owed(stamp_[i], now, -t_lo_[i]);
+      const double x = absolute_reading(i);
+      const Charge a = right_.owed(stamp_[i], now, t_hi_[i], x), b = left_.owed(stamp_[i], now, -t_lo_[i], x);
       e_[i] = e_[i] + a.e + b.e;
       rho_[i] = rho_[i] + a.rho + b.rho;
     }
     stamp_[i] = now;
+  }
+  // >= sum_c |r_c| (|mid_ic| + rad_i) for the epoch's direction r. Requires UpwardRounding.
+  double absolute_reading(std::size_t i) const {
+    double x = 0;
+    for (std::size_t c = 0; c < d_; ++c) x = x + epoch_.r_mag[c] * (std::fabs(mid_[i * d_ + c]) + rad_[i]);
+    return x;
   }
   // Every token's bound as of layer `now`. Requires UpwardRounding.
   void settle_all(std::size_t now) {
@@ -599,10 +606,15 @@ class Propagation {
     std::vector<double> r_mid, r_mag;
     double cM = 0, under = 0;
   };
+  // A side's charge and the most it charges any token (at the farthest reading).
+  struct SideCharge {
+    AffineCharge charge;
+    Charge most;
+  };
   // What a sparse layer computes token by token (band) and charges the others (per side).
   struct SparsePlan {
     std::vector<std::size_t> band;  // ascending
-    std::optional<Charge> right, left;  // nullopt: that side computes x exactly (no unit active)
+    std::optional<SideCharge> right, left;  // nullopt: that side computes x exactly (no unit active)
   };
 
   // Makes mid_max_, rad_max_, t_min_, t_max_ cover token i's box and reading enclosure.
@@ -654,26 +666,34 @@ class Propagation {
     const ReadingLayer rl = reading_layer(ff, form, direction_);
     // Virtual token: per coordinate |x_c| <= xs_c for x* and xhat of every token.
     std::vector<double> xs(d_);
-    double xmax = 0, x_read = 0;
+    double xmax = 0, x_most = 0, r_ratio = 0;  // x_most >= every token's absolute_reading
     for (std::size_t c = 0; c < d_; ++c) {
       xs[c] = mid_max_[c] + rad_max_ + e_max_;
       xmax = std::max(xmax, xs[c]);
-      x_read = x_read + rl.r_mag[c] * xs[c];
+      x_most = x_most + epoch_.r_mag[c] * (mid_max_[c] + rad_max_);
+      r_ratio = std::max(r_ratio, rl.r_mag[c] / epoch_.r_mag[c]);
     }
-    std::vector<double> R(f.w), E(f.w), act(f.w);
+    // Per unit: E_k for every token (the margin); for a token of absolute reading X,
+    // R_k <= R0_k + R1_k X and its E_k <= E0_k + R1_k X (the charges), as
+    // sum_c |U_kc| |x_c| <= kappa_k sum_c |r_c| |x_c| with kappa_k >= |U_kc| / |r_c|.
+    std::vector<double> E(f.w), R0(f.w), R1(f.w), E0(f.w);
     Rational margin = 0;  // max_k E_k / |slope_k|
     for (std::size_t k = 0; k < f.w; ++k) {
-      double s = f.b_mag[k], a = f.b_mag[k];
-      for (std::size_t c = 0; c < f.d; ++c) {
-        s = s + f.u_mag[k * f.d + c] * xs[c];
-        a = a + f.u_mag[k * f.d + c] * (mid_max_[c] + rad_max_);  // >= |p*_k|
-      }
-      R[k] = cU * s + static_cast<double>(f.d + 1) * 0x1p-1072;
-      E[k] = R[k] + std::min(f.u_one[k] * e_max_, rl.slope[k] * rho_max_);
-      act[k] = a;
+      double s = f.b_mag[k];
+      for (std::size_t c = 0; c < f.d; ++c) s = s + f.u_mag[k * f.d + c] * xs[c];
+      const double from_rho = std::min(f.u_one[k] * e_max_, rl.slope[k] * rho_max_);
+      E[k] = cU * s + under + from_rho;
+      double kappa = 0;
+      for (std::size_t c = 0; c < f.d; ++c) kappa = std::max(kappa, f.u_mag[k * f.d + c] / epoch_.r_mag[c]);
+      R0[k] = cU * (f.b_mag[k] + kappa * rl.r_one * e_max_) + under;
+      R1[k] = cU * kappa;
+      E0[k] = R0[k] + from_rho;
       if (!(E[k] < kGuard)) return std::nullopt;
       margin = std::max(margin, Rational(E[k]) / abs(form.slope[k]));
     }
+    const MidRad l = mid_rad(form.lo), h = mid_rad(form.hi);
+    hi_key_ = lower_difference(h.mid, h.rad);
+    lo_key_ = -(l.mid + l.rad);
     SparsePlan plan;
     for (const int side : {1, -1}) {
       std::vector<char> active(f.w);
@@ -688,26 +708,38 @@ class Propagation {
       // The side's exact Jacobian eta I + w_side r^T is I (eta = 1): errors pass with factor 1.
       if (!w_side.isZero()) return std::nullopt;
       const double cW = gamma_up(live + 1) * (1 + u) + u;
-      double terms = f.eta * xmax, rounded = 0, terms_r = f.eta * x_read, rounded_r = 0;
+      // The side's key and query: right t > hi_key_, left -t > lo_key_ (= -lo rounded up).
+      const double key = side > 0 ? hi_key_ : lo_key_;
+      double terms = f.eta * xmax, rounded = 0, terms_r = f.eta * rl.r_one * e_max_, rounded_r = 0;
+      double slope_w = 0, slope_r = 0, per_x = 0, per_x_r = f.eta * r_ratio, rounded_x = 0, rounded_x_r = 0;
       for (std::size_t k = 0; k < f.w; ++k) {
         if (!active[k]) continue;
-        // On this side p*_k = |slope_k| |t - breakpoint_k| <= |slope_k| (t_max - bp_k), resp. (bp_k - t_min).
+        // p*_k = |slope_k| (q - key) + |slope_k| (key - q_k) with q = t, q_k = bp_k on the right and
+        // q = -t, q_k = -bp_k on the left; key - q_k <= g.
         const MidRad bp = mid_rad(-ff.b[static_cast<Eigen::Index>(k)] / form.slope[k]);
-        const double reach = side > 0 ? t_max_ + (-lower_difference(bp.mid, bp.rad)) : (bp.mid + bp.rad) + (-t_min_);
-        const double a = std::min(act[k], rl.slope[k] * std::max(reach, 0.0));
-        terms = terms + f.w_col[k] * (a + E[k]);
-        rounded = rounded + f.w_col[k] * R[k];
-        terms_r = terms_r + rl.r_abs_w[k] * (a + E[k]);
-        rounded_r = rounded_r + rl.r_dot_w[k] * R[k];
+        const double g = std::max(0.0, side > 0 ? key + (-lower_difference(bp.mid, bp.rad)) : key + (bp.mid + bp.rad));
+        terms = terms + f.w_col[k] * (rl.slope[k] * g + E0[k]);
+        rounded = rounded + f.w_col[k] * R0[k];
+        terms_r = terms_r + rl.r_abs_w[k] * (rl.slope[k] * g + E0[k]);
+        rounded_r = rounded_r + rl.r_dot_w[k] * R0[k];
+        slope_w = slope_w + f.w_col[k] * rl.slope[k];
+        slope_r = slope_r + rl.r_abs_w[k] * rl.slope[k];
+        per_x = per_x + f.w_col[k] * R1[k];
+        per_x_r = per_x_r + rl.r_abs_w[k] * R1[k];
+        rounded_x = rounded_x + f.w_col[k] * R1[k];
+        rounded_x_r = rounded_x_r + rl.r_dot_w[k] * R1[k];
       }
       const double tiny_live = static_cast<double>(live + 1) * tiny;
-      const Charge charge{cW * terms + rounded + tiny_live, cW * terms_r + rounded_r + tiny_live * rl.r_one};
-      if (!(charge.e < kGuard && charge.rho < kGuard)) return std::nullopt;
-      (side > 0 ? plan.right : plan.left) = charge;
+      const AffineCharge charge{{cW * terms + rounded + tiny_live, cW * terms_r + rounded_r + tiny_live * rl.r_one},
+                                {cW * slope_w, cW * slope_r},
+                                {cW * per_x + rounded_x, cW * per_x_r + rounded_x_r}};
+      // The most any token on this side is charged: at q = t_max, resp. -t_min, and X largest.
+      const double reach = std::max(0.0, (side > 0 ? t_max_ : -t_min_) + (-key));
+      const Charge most{charge.alpha.e + charge.beta.e * reach + charge.gamma.e * x_most,
+                        charge.alpha.rho + charge.beta.rho * reach + charge.gamma.rho * x_most};
+      if (!(most.e < kGuard && most.rho < kGuard)) return std::nullopt;
+      (side > 0 ? plan.right : plan.left) = SideCharge{charge, most};
     }
-    const MidRad l = mid_rad(form.lo), h = mid_rad(form.hi);
-    hi_key_ = lower_difference(h.mid, h.rad);
-    lo_key_ = -(l.mid + l.rad);
     plan.band = ref_.tokens_reading_in(form.r, form.lo - 2 * margin, form.hi + 2 * margin);
     for (std::size_t i : plan.band) settle(i, layer);
     return plan;
@@ -722,14 +754,14 @@ class Propagation {
     if (lazy > 0) {
       e_max = e_max_;
       rho_max = rho_max_;
-      for (const auto& charge : {plan.right, plan.left}) {
-        if (!charge) continue;
-        e_max = std::max(e_max, e_max_ + charge->e);
-        rho_max = std::max(rho_max, rho_max_ + charge->rho);
+      for (const auto& side : {plan.right, plan.left}) {
+        if (!side) continue;
+        e_max = std::max(e_max, e_max_ + side->most.e);
+        rho_max = std::max(rho_max, rho_max_ + side->most.rho);
       }
     }
-    if (lazy > 0 && plan.right) right_.record(layer, hi_key_, *plan.right);
-    if (lazy > 0 && plan.left) left_.record(layer, lo_key_, *plan.left);
+    if (lazy > 0 && plan.right) right_.record(layer, hi_key_, plan.right->charge);
+    if (lazy > 0 && plan.left) left_.record(layer, lo_key_, plan.left->charge);
     pending_ = pending_ || (lazy > 0 && (plan.right || plan.left));
     for (std::size_t i : plan.band) {
       e_max = std::max(e_max, e_[i]);

@@ -10,7 +10,7 @@ LayerCharges::LayerCharges(std::size_t layers) : layers_(layers) {
   nodes_.resize(2 * leaves_);
 }
 
-void LayerCharges::record(std::size_t layer, double key, Charge charge) {
+void LayerCharges::record(std::size_t layer, double key, AffineCharge charge) {
   if (layer >= layers_) throw std::out_of_range("LayerCharges::record: layer out of range");
   Node& leaf = nodes_[leaves_ + layer];
   if (!leaf.key.empty()) throw std::logic_error("LayerCharges::record: layer recorded twice");
@@ -18,7 +18,8 @@ void LayerCharges::record(std::size_t layer, double key, Charge charge) {
   leaf.charge = {charge};
 }
 
-// Merges the children's entries by key; prefix sums accumulated under the caller's rounding.
+// Merges the children's entries by key; prefix sums under the caller's upward rounding
+// (a lower bound as -(upward sum of negated terms)).
 void LayerCharges::build(std::size_t n) {
   Node& node = nodes_[n];
   if (node.built) return;
@@ -37,19 +38,31 @@ void LayerCharges::build(std::size_t n) {
       ++k;
     }
   }
-  node.prefix.assign(1, Charge{});
-  for (const Charge& c : node.charge) node.prefix.push_back({node.prefix.back().e + c.e, node.prefix.back().rho + c.rho});
+  node.prefix.assign(1, Sums{});
+  for (std::size_t k = 0; k < node.key.size(); ++k) {
+    const AffineCharge& c = node.charge[k];
+    const Sums& p = node.prefix.back();
+    const double key = node.key[k];
+    node.prefix.push_back({{p.A.e + c.alpha.e, p.A.rho + c.alpha.rho},
+                           {p.B_up.e + c.beta.e, p.B_up.rho + c.beta.rho},
+                           {-((-p.B_lo.e) + (-c.beta.e)), -((-p.B_lo.rho) + (-c.beta.rho))},
+                           {p.C.e + (-c.beta.e) * key, p.C.rho + (-c.beta.rho) * key},
+                           {p.G.e + c.gamma.e, p.G.rho + c.gamma.rho}});
+  }
 }
 
-Charge LayerCharges::owed(std::size_t from, std::size_t to, double t) {
+Charge LayerCharges::owed(std::size_t from, std::size_t to, double t, double x) {
   if (from > to || to > layers_) throw std::out_of_range("LayerCharges::owed: bad layer range");
   Charge sum;
   auto add = [&](std::size_t n) {
     build(n);
     const Node& node = nodes_[n];
     const auto k = static_cast<std::size_t>(std::lower_bound(node.key.begin(), node.key.end(), t) - node.key.begin());
-    sum.e = sum.e + node.prefix[k].e;
-    sum.rho = sum.rho + node.prefix[k].rho;
+    if (k == 0) return;
+    const Sums& p = node.prefix[k];
+    const Charge& B = t >= 0 ? p.B_up : p.B_lo;
+    sum.e = sum.e + (p.A.e + t * B.e + p.C.e + x * p.G.e);
+    sum.rho = sum.rho + (p.A.rho + t * B.rho + p.C.rho + x * p.G.rho);
   };
   for (std::size_t l = from + leaves_, r = to + leaves_; l < r; l /= 2, r /= 2) {
     if (l & 1) add(l++);
