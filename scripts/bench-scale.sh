@@ -2,7 +2,7 @@
 # Scale rows (issue 16; a benchmark, not a test): Fashion-MNIST classify, patch 7, at growing
 # image counts. Each row: `verify --exact` (or --softmax) on T threads, wall and CPU seconds,
 # peak memory, bytes of peak per input coordinate, and the seconds of every phase (from the
-# --progress lines; a phase under ~0.3 s may not show).
+# --progress lines, shown from the start by --progress-delay 0).
 # Usage: scripts/bench-scale.sh [COUNTS [THREADS [MODES]]]
 #   default: "1000 4000 16000" "1 2" "--exact --softmax"
 set -euo pipefail
@@ -22,7 +22,7 @@ print(sum(len(p['input']) for p in d['pairs']) * d['dimension'])" "$data")
   for mode in $modes; do
     for t in $threads; do
       log=$(mktemp)
-      /usr/bin/time -f "%e %U %S %M" -o "$log.time" build/verify "$mode" --progress --threads "$t" "$data" \
+      /usr/bin/time -f "%e %U %S %M" -o "$log.time" build/verify "$mode" --progress --progress-delay 0 --threads "$t" "$data" \
         > /dev/null 2> "$log" || true
       read -r wall user sys kib < "$log.time"
       /usr/bin/python3 - "$n" "$mode" "$t" "$wall" "$user" "$sys" "$kib" "$coords" "$log" <<'PY'

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "seqi/certification/replay_sample.hpp"
 #include "seqi/core/parallel.hpp"
 
 namespace seqi {
@@ -23,11 +24,11 @@ StructuredMatrix<F> to_float(const StructuredMatrix<Rational>& s) {
   return out;
 }
 
-// Attention of sequence columns [lo, hi) of X in place (global token index offset + column);
-// counts float argmaxes that differ from the certified leaders when `attends` is given.
+// Attention of sequence columns [lo, hi) of X in place (column lo is token `global` over all
+// sequences); counts float argmaxes that differ from the certified leaders when `attends` is given.
 template <class F>
 void attend(const SelfAttention<F>& sa, Mat<F>& X, std::size_t lo, std::size_t hi, std::optional<double> tau,
-            std::size_t offset, const std::vector<std::size_t>* attends, std::size_t& wrong) {
+            std::size_t global, const std::vector<std::size_t>* attends, std::size_t& wrong) {
   const auto n = static_cast<Eigen::Index>(hi - lo);
   const auto block = X.middleCols(static_cast<Eigen::Index>(lo), n);
   Mat<F> out(X.rows(), n);
@@ -40,7 +41,6 @@ void attend(const SelfAttention<F>& sa, Mat<F>& X, std::size_t lo, std::size_t h
       const Vec<F> Ax = sa.A.apply(Vec<F>(block.col(i)));
       for (Eigen::Index l = 0; l < n; ++l) s[static_cast<std::size_t>(l)] = Ax.dot(block.col(l));
       const auto top = std::max_element(s.begin(), s.end());
-      const std::size_t global = offset + lo;  // attends is indexed over all tokens
       if (attends && global + static_cast<std::size_t>(top - s.begin()) != (*attends)[global + static_cast<std::size_t>(i)])
         ++wrong;
       Vec<F> acc = Vec<F>::Zero(X.rows());
@@ -159,24 +159,31 @@ struct ReplayedModel {
   double tolerance;
 };
 
+// The replayed sequences: chosen[c] is a sequence index, its tokens are columns begin[c] ..
+// begin[c + 1] of the replay and tokens global[c] .. of the dataset (attends' indexing).
+struct ReplayedSequences {
+  std::vector<std::size_t> chosen, begin, global;
+};
+
 struct ChunkResult {
   double max_relative_hausdorff = 0;
   std::size_t sequences_off_target = 0, wrong_leader = 0, nonfinite = 0;
 };
 
-// Sequences [first, last) (tokens begin[first] .. begin[last]) through every block, then each
-// output compared with its target. Touches nothing shared but the read-only model and data.
+// Replayed sequences [first, last) (columns begin[first] .. begin[last]) through every block,
+// then each output compared with its target. Touches nothing shared but the read-only model and data.
 template <class F>
 ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset& data,
-                         const std::vector<std::size_t>& begin, std::size_t first, std::size_t last) {
+                         const ReplayedSequences& seqs, std::size_t first, std::size_t last) {
+  const auto& begin = seqs.begin;
   ChunkResult result;
   auto cv = [](const Rational& x) { return to_float<F>(x); };
   const std::size_t offset = begin[first];
   Mat<F> X(dimension, static_cast<Eigen::Index>(begin[last] - offset));
   for (std::size_t j = first; j < last; ++j)
-    for (std::size_t i = 0; i < data.pairs[j].input.size(); ++i)
+    for (std::size_t i = 0; i < data.pairs[seqs.chosen[j]].input.size(); ++i)
       for (int k = 0; k < dimension; ++k)
-        X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[j].input[i][k]);
+        X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[seqs.chosen[j]].input[i][k]);
   ReadingCache<F> cache{std::vector<F>(static_cast<std::size_t>(X.cols())),
                         std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
   for (std::size_t b = 0; b < m.blocks.size(); ++b) {
@@ -184,8 +191,8 @@ ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset
     if (!block.identity_attention) {
       const bool count = m.collapse_block && b == *m.collapse_block && !m.attends.empty();
       for (std::size_t j = first; j < last; ++j)
-        attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, m.tau, offset, count ? &m.attends : nullptr,
-               result.wrong_leader);
+        attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, m.tau, seqs.global[j],
+               count ? &m.attends : nullptr, result.wrong_leader);
       std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
     }
     apply_feed_forward(block, X, cache);
@@ -193,7 +200,7 @@ ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset
   for (std::size_t j = first; j < last; ++j) {
     std::vector<Vec<double>> out, target;
     double scale = 1;
-    for (const auto& y : data.pairs[j].output) {
+    for (const auto& y : data.pairs[seqs.chosen[j]].output) {
       target.push_back(vector_from_rational<double>(y));
       scale = std::max(scale, target.back().norm());
     }
@@ -212,7 +219,7 @@ ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset
 template <class F>
 FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
-                   double tolerance, unsigned threads) {
+                   double tolerance, unsigned threads, double budget) {
   FloatRun run;
   run.scalar = sizeof(F) == 8 ? "float64" : "float32";
   run.rule = tau ? "softmax" : "hardmax";
@@ -221,13 +228,19 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
   // Sequences within the work budget (deterministic: estimated multiply-adds, not time).
   double per_token = 0;
   for (const auto& b : model.blocks) per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size());
-  std::vector<std::size_t> begin{0};
+  std::vector<std::size_t> lengths, global_begin{0};
   for (const auto& pair : data.pairs) {
-    const double work = per_token * static_cast<double>(begin.back() + pair.input.size());
-    if (begin.size() > 1 && work > kFloatRunWorkBudget) break;
-    begin.push_back(begin.back() + pair.input.size());
+    lengths.push_back(pair.input.size());
+    global_begin.push_back(global_begin.back() + pair.input.size());
   }
-  run.sequences_checked = begin.size() - 1;
+  ReplayedSequences seqs{replay_sample(lengths, per_token, budget, kReplaySampleSeed), {0}, {}};
+  for (const std::size_t j : seqs.chosen) {
+    seqs.begin.push_back(seqs.begin.back() + lengths[j]);
+    seqs.global.push_back(global_begin[j]);
+  }
+  run.sequences_checked = seqs.chosen.size();
+  if (run.sequences_checked < run.sequences) run.sample_seed = kReplaySampleSeed;
+  const auto& begin = seqs.begin;
 
   auto cv = [](const Rational& x) { return to_float<F>(x); };
   std::vector<FloatBlock<F>> blocks;
@@ -253,7 +266,7 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
   std::vector<ChunkResult> results(chunk_first.size() - 1);
   const ReplayedModel<F> replayed{blocks, tau, collapse_block, attends, tolerance};
   for_each_index(results.size(), threads, [&](std::size_t c) {
-    results[c] = replay_chunk(replayed, model.dimension, data, begin, chunk_first[c], chunk_first[c + 1]);
+    results[c] = replay_chunk(replayed, model.dimension, data, seqs, chunk_first[c], chunk_first[c + 1]);
   });
   for (const auto& r : results) {
     run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, r.max_relative_hausdorff);
@@ -266,9 +279,9 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
 
 template FloatRun float_run<double>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
                                     std::optional<std::size_t>, const std::vector<std::size_t>&, double,
-                                    unsigned);
+                                    unsigned, double);
 template FloatRun float_run<float>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
                                    std::optional<std::size_t>, const std::vector<std::size_t>&, double,
-                                   unsigned);
+                                   unsigned, double);
 
 }  // namespace seqi

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "seqi/io/exact_json.hpp"
+#include "seqi/numbers/small_ratio.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "seqi/core/input_error.hpp"
 #include "seqi/io/quote_value.hpp"
@@ -225,6 +226,9 @@ class DatasetReader final : public nlohmann::json_sax<json> {
           fail(token_name() + " must be an array of coordinates such as [0, \"1/2\"], got an object.");
         coordinates_.clear();
         coordinate_count_ = 0;
+        // "dimension" known: coordinates are read straight into the stored token.
+        direct_ = store_ && data_.dimension >= 2;
+        if (direct_) token_ = Point(data_.dimension);
         state_ = State::Token;
         return true;
       case State::Token:
@@ -269,7 +273,9 @@ class DatasetReader final : public nlohmann::json_sax<json> {
           first_token_ = TokenSize{pairs_ - 1, in_output_, tokens_, coordinate_count_};
         else if (coordinate_count_ != first_token_->got && !mismatch_)
           mismatch_ = TokenSize{pairs_ - 1, in_output_, tokens_, coordinate_count_};
-        if (store_) {
+        if (direct_) {
+          sequence_->push_back(std::move(token_));
+        } else if (store_) {
           Point p(static_cast<Eigen::Index>(coordinates_.size()));
           for (std::size_t k = 0; k < coordinates_.size(); ++k)
             p[static_cast<Eigen::Index>(k)] = std::move(coordinates_[k]);
@@ -357,6 +363,8 @@ class DatasetReader final : public nlohmann::json_sax<json> {
       fail(coordinate_name() + " is " + (v.kind == Scalar::Null ? "null" : "a boolean (" + v.text + ")") +
            "; a coordinate must be a number or a string holding a rational such as \"-3/7\". "
            "Replace it with the intended value.");
+    const auto at = static_cast<Eigen::Index>(coordinate_count_ - 1);
+    if (direct_ && at < token_.size() && read_small_ratio(v.text, token_[at])) return;  // the common case
     std::string why;
     auto value = parse_rational(v.text, &why);
     if (!value) {
@@ -381,7 +389,11 @@ class DatasetReader final : public nlohmann::json_sax<json> {
     if (coordinate_count_ > kMaxDimension && !first_token_ && data_.dimension < 2)
       fail(token_name() + " has more than " + std::to_string(kMaxDimension) +
            " coordinates, the limit on the dimension. Check the token's brackets.");
-    if (store_ && coordinates_.size() < keep) coordinates_.push_back(std::move(*value));
+    if (direct_) {
+      if (at < token_.size()) token_[at] = std::move(*value);
+    } else if (store_ && coordinates_.size() < keep) {
+      coordinates_.push_back(std::move(*value));
+    }
   }
 
   std::string_view text_;
@@ -399,7 +411,9 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   const bool store_;
   std::size_t pairs_ = 0;   // pairs begun
   std::size_t tokens_ = 0;  // tokens completed in the current sequence
-  std::vector<Rational> coordinates_;
+  std::vector<Rational> coordinates_;  // the current token's coordinates unless direct_
+  bool direct_ = false;                 // the current token is read into token_ (dimension known, store_)
+  Point token_;
   std::size_t coordinate_count_ = 0;
   // Before "dimension" is read: the first token's size, and the first token of another size.
   struct TokenSize {

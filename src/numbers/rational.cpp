@@ -1,9 +1,11 @@
 #include "seqi/numbers/rational.hpp"
+#include "seqi/numbers/small_ratio.hpp"
 
 #include <boost/multiprecision/mpfr.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <numeric>
 
 namespace seqi {
 namespace {
@@ -26,23 +28,10 @@ void set_why(std::string* why, const char* reason) {
   if (why) *why = reason;
 }
 
-// "[-]p" or "[-]p/q" with p, q of at most 18 digits and q != 0, read as machine integers (the
-// common case of large datasets, e.g. pixels k/255); nullopt sends every other text to the
-// general path, which gives the same value where both apply.
 std::optional<Rational> parse_small_ratio(std::string_view s) {
-  const auto read = [](std::string_view t, long long& v) {
-    if (t.empty() || t.size() > 18 || !all_digits(t)) return false;
-    v = 0;
-    for (char c : t) v = v * 10 + (c - '0');
-    return true;
-  };
-  const bool negative = !s.empty() && s[0] == '-';
-  if (negative) s.remove_prefix(1);
-  const auto slash = s.find('/');
-  long long p = 0, q = 1;
-  if (!read(s.substr(0, slash), p)) return std::nullopt;
-  if (slash != std::string_view::npos && (!read(s.substr(slash + 1), q) || q == 0)) return std::nullopt;
-  return Rational(Integer(negative ? -p : p), Integer(q));  // canonicalised by the constructor
+  Rational x;
+  if (!read_small_ratio(s, x)) return std::nullopt;
+  return x;
 }
 
 // Decimal "[+-]digits[.digits][e[+-]digits]" as an exact rational.
@@ -92,6 +81,29 @@ std::optional<Rational> parse_decimal(std::string_view s, std::string* why) {
 }
 
 }  // namespace
+
+bool read_small_ratio(std::string_view s, Rational& x) {
+  const auto read = [](std::string_view t, long long& v) {
+    if (t.empty() || t.size() > 18 || !all_digits(t)) return false;
+    v = 0;
+    for (char c : t) v = v * 10 + (c - '0');
+    return true;
+  };
+  const bool negative = !s.empty() && s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  const auto slash = s.find('/');
+  long long p = 0, q = 1;
+  if (!read(s.substr(0, slash), p)) return false;
+  if (slash != std::string_view::npos && (!read(s.substr(slash + 1), q) || q == 0)) return false;
+  if (p == 0) {  // the most common pixel: a fresh x is 0 already and keeps its numerator unallocated
+    if (!x.is_zero()) x = 0;
+    return true;
+  }
+  const long long g = std::gcd(p, q);  // q > 0, so g > 0: p/g over q/g is in lowest terms
+  mpz_set_si(mpq_numref(x.backend().data()), negative ? -(p / g) : p / g);
+  mpz_set_si(mpq_denref(x.backend().data()), q / g);
+  return true;
+}
 
 std::optional<Rational> parse_rational(std::string_view text, std::string* why, std::size_t max_digits) {
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);

@@ -19,9 +19,9 @@ std::string run_text(const FloatRun& r) {
          std::to_string(r.sequences_off_target) + " of " + std::to_string(r.sequences_checked) +
          " sequences above " + three_digits(r.tolerance) + ", " + std::to_string(r.wrong_leader) + " wrong-leader tokens, " +
          std::to_string(r.nonfinite) + " non-finite outputs" +
-         (r.sequences_checked < r.sequences ? " (work budget: first " + std::to_string(r.sequences_checked) + " of " +
-                                                  std::to_string(r.sequences) + " sequences)"
-                                            : "");
+         (r.sample_seed ? " (work budget: a seeded spread of " + std::to_string(r.sequences_checked) + " of " +
+                              std::to_string(r.sequences) + " sequences, seed " + std::to_string(*r.sample_seed) + ")"
+                        : "");
 }
 
 }  // namespace
@@ -64,6 +64,7 @@ nlohmann::json conditioning_json(const ConditioningReport& rep) {
                     {"nonfinite_outputs", r.nonfinite},
                     {"sequences_checked", r.sequences_checked},
                     {"sequences", r.sequences},
+                    {"sample_seed", r.sample_seed ? nlohmann::json(*r.sample_seed) : nlohmann::json(nullptr)},
                     {"part_of_proof", false}});
   return j;
 }

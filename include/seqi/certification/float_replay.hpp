@@ -3,6 +3,7 @@
 // reported beside the certificate; it is NOT part of any proof and never decides anything.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,12 +21,15 @@ struct FloatRun {
   std::size_t sequences_off_target = 0;
   std::size_t wrong_leader = 0;       // collapse tokens whose float argmax is not the certified leader
   std::size_t nonfinite = 0;          // output tokens with NaN or infinite coordinates
-  std::size_t sequences_checked = 0;  // = sequences unless the work budget stopped the run
+  std::size_t sequences_checked = 0;  // = sequences unless over the work budget
   std::size_t sequences = 0;
+  // Set when over the work budget: the seed of the spread of sequences_checked sequences over
+  // the whole dataset that was run (replay_sample.hpp).
+  std::optional<std::uint64_t> sample_seed;
 };
 
 // Multiply-adds a run may spend (2 w d per token and FF layer); a run whose estimate is larger
-// covers the first sequences only and says so. Every benchmark row fits (a few seconds).
+// covers a seeded spread of the sequences (replay_sample.hpp) and says so.
 inline constexpr double kFloatRunWorkBudget = 2e11;
 
 // Hausdorff distance between two finite point sets of the same dimension (double).
@@ -34,10 +38,11 @@ double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<V
 // Runs the model in scalar F (float or double), all sequences together layer by layer.
 // tau: softmax temperature, nullopt for hardmax. attends: per token (global index), the
 // certified leader at the collapse block (lem:P); empty to skip the wrong-leader count.
-// threads: chunks of sequences run in parallel; the result does not depend on it.
+// threads: chunks of sequences run in parallel; the result does not depend on it. budget: the
+// work budget (multiply-adds) deciding the sample (replay_sample.hpp).
 template <class F>
 FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
-                   double tolerance, unsigned threads = 1);
+                   double tolerance, unsigned threads = 1, double budget = kFloatRunWorkBudget);
 
 }  // namespace seqi

@@ -1,0 +1,116 @@
+#define BOOST_TEST_MODULE replay_sample
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <limits>
+#include <numeric>
+#include <set>
+
+#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/float_replay.hpp"
+#include "seqi/certification/replay_sample.hpp"
+#include "seqi/construction/construction.hpp"
+#include "seqi/io/random_dataset.hpp"
+#include "seeded_oracles.hpp"
+
+using namespace seqi;
+using seqi::testing::base_seed;
+
+namespace {
+
+std::size_t tokens_of(const std::vector<std::size_t>& lengths, const std::vector<std::size_t>& chosen) {
+  std::size_t t = 0;
+  for (const std::size_t j : chosen) t += lengths[j];
+  return t;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_sample_within_the_budget_is_every_sequence) {
+  const std::vector<std::size_t> lengths{3, 1, 4, 1, 5};
+  const auto all = replay_sample(lengths, 2, 28, 7);  // 2 * 14 = 28 fits exactly
+  BOOST_TEST(all == (std::vector<std::size_t>{0, 1, 2, 3, 4}), boost::test_tools::per_element());
+  BOOST_TEST(replay_sample({}, 2, 0, 7).empty());
+}
+
+// Over the budget: ascending distinct indices, within the budget, as many as fit when all
+// lengths are equal, spread over the whole range (not the first ones), and reproducible.
+BOOST_AUTO_TEST_CASE(a_sample_over_the_budget_is_a_seeded_spread) {
+  const std::uint64_t seed = base_seed("replay_sample");
+  std::cout << "replay_sample seed " << seed << "\n";
+  const std::vector<std::size_t> lengths(10000, 7);
+  const double per_token = 3, budget = 3.0 * 7 * 500 + 1;  // room for exactly 500 sequences
+  const auto s = replay_sample(lengths, per_token, budget, seed);
+  BOOST_TEST(s.size() == 500u);
+  BOOST_TEST(std::is_sorted(s.begin(), s.end()));
+  BOOST_TEST(std::set<std::size_t>(s.begin(), s.end()).size() == s.size());
+  BOOST_TEST(s.back() < lengths.size());
+  // Every tenth of the range holds some of the sample (uniform: about 50 each).
+  for (std::size_t part = 0; part < 10; ++part) {
+    const auto in = std::count_if(s.begin(), s.end(), [&](std::size_t j) { return j / 1000 == part; });
+    BOOST_TEST(in >= 20, "tenth " << part << " holds " << in);
+  }
+  BOOST_TEST(replay_sample(lengths, per_token, budget, seed) == s, boost::test_tools::per_element());
+  BOOST_TEST(replay_sample(lengths, per_token, budget, seed + 1) != s);
+}
+
+// Unequal lengths: the sample's work stays within the budget; a first drawn sequence larger
+// than the whole budget is still run alone (at least one sequence).
+BOOST_AUTO_TEST_CASE(a_sample_stays_within_the_budget_and_is_never_empty) {
+  std::vector<std::size_t> lengths(3000);
+  for (std::size_t j = 0; j < lengths.size(); ++j) lengths[j] = 1 + (j * 37) % 19;
+  const double per_token = 5;
+  for (const double budget : {1.0, 100.0, 5000.0, 40000.0}) {
+    const auto s = replay_sample(lengths, per_token, budget, 3);
+    BOOST_REQUIRE(!s.empty());
+    if (s.size() > 1) BOOST_TEST(per_token * static_cast<double>(tokens_of(lengths, s)) <= budget);
+    if (budget == 1.0) BOOST_TEST(s.size() == 1u);
+  }
+}
+
+// float_run over a budget: it covers the sample (sequences_checked, sample_seed), and the
+// wrong-leader count looks at exactly the sampled tokens under their dataset-wide index: the
+// certified leaders give 0, leaders that no token has give every sampled token.
+BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_indices) {
+  const std::uint64_t seed = base_seed("replay_sample_run");
+  std::cout << "budgeted float run seed " << seed << "\n";
+  RandomDatasetSpec spec;
+  spec.N = 60;
+  spec.n_min = 2;
+  spec.n_max = 6;
+  spec.m_max = 2;
+  spec.d = 3;
+  spec.coordinate_range = 30;
+  spec.max_denominator = 5;
+  const Dataset data = random_dataset(spec, seed);
+  const Construction built = build_interpolating_transformer(data, seed);
+  const Certificate cert = certify_construction_hardmax(data, built, false);
+  BOOST_REQUIRE(cert.lemma_p.has_value());
+  BOOST_REQUIRE(cert.lemma_p->ok);
+  const auto& attends = cert.lemma_p->attends;
+  const std::size_t collapse = built.record.collapse_block;
+  double per_token = 0;
+  for (const auto& b : built.model.blocks) per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size());
+  std::vector<std::size_t> lengths;
+  for (const auto& p : data.pairs) lengths.push_back(p.input.size());
+  const double budget = per_token * static_cast<double>(std::accumulate(lengths.begin(), lengths.end(), std::size_t{0})) / 3;
+  const auto sample = replay_sample(lengths, per_token, budget, kReplaySampleSeed);
+  BOOST_REQUIRE(sample.size() > 1u);
+  BOOST_REQUIRE(sample.size() < data.pairs.size());
+
+  const FloatRun full = float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6);
+  BOOST_TEST(full.sequences_checked == data.pairs.size());
+  BOOST_TEST(!full.sample_seed.has_value());
+  const FloatRun part = float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 2, budget);
+  BOOST_TEST(part.sequences_checked == sample.size());
+  BOOST_TEST(part.sequences == data.pairs.size());
+  BOOST_REQUIRE(part.sample_seed.has_value());
+  BOOST_TEST(*part.sample_seed == kReplaySampleSeed);
+  BOOST_TEST(full.wrong_leader == 0u);
+  BOOST_TEST(part.wrong_leader == 0u);
+  BOOST_TEST(part.max_relative_hausdorff <= full.max_relative_hausdorff);
+  const std::vector<std::size_t> nowhere(attends.size(), std::numeric_limits<std::size_t>::max());
+  const FloatRun off = float_run<double>(built.model, data, std::nullopt, collapse, nowhere, 1e-6, 1, budget);
+  BOOST_TEST(off.wrong_leader == tokens_of(lengths, sample));
+}
