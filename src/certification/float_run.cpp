@@ -382,7 +382,7 @@ class Propagation {
     const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
     const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
     std::optional<SparsePlan> plan;
-    if (form) plan = sparse_plan(ff, f, *form, layer, r_mid, r_mag, cU);
+    if (form) plan = sparse_plan(ff, f, *form, layer, r_mid, r_mag, cU, cM, under);
     if (!plan) {
       settle_all(layer);
       readings_current_ = false;
@@ -390,7 +390,10 @@ class Propagation {
     std::vector<char> maybe_changed(plan ? 0 : e_.size(), form ? 0 : 1);
     // One direction (U_k = slope_k r^T): reading errors rho (lem:float-reading).
     std::optional<ReadingLayer> reading;
-    if (const auto one = one_direction_form(ff)) reading = reading_layer(ff, *one, direction_);
+    if (plan)
+      reading = plan->reading;
+    else if (const auto one = one_direction_form(ff))
+      reading = reading_layer(ff, *one, direction_);
     // Token i's new error bound (writes e_[i], rho_[i] and maybe_changed[i] only); counts into t.
     auto one_token = [&](std::size_t i, TokenScratch& t) -> std::optional<std::string> {
       const double* m = &mid_[i * d_];
@@ -613,6 +616,7 @@ class Propagation {
   };
   // What a sparse layer computes token by token (band) and charges the others (per side).
   struct SparsePlan {
+    ReadingLayer reading;           // the layer's reading bounds, referred to its own direction
     std::vector<std::size_t> band;  // ascending
     std::optional<SideCharge> right, left;  // nullopt: that side computes x exactly (no unit active)
   };
@@ -656,14 +660,13 @@ class Propagation {
   // nullopt when the layer must be bounded token by token.
   std::optional<SparsePlan> sparse_plan(const FeedForward<Rational>& ff, const FFBound& f, const OneDirectionForm& form,
                                         std::size_t layer, const std::vector<double>& r_mid,
-                                        const std::vector<double>& r_mag, double cU) {
+                                        const std::vector<double>& r_mag, double cU, double cM, double under) {
     for (const Rational& s : form.slope)
       if (s == 0) return std::nullopt;
-    const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
-    const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
     if (!readings_current_ || !direction_ || !equal_points(*direction_, form.r))
       begin_epoch(ff, form, layer, r_mid, r_mag, cM, under);
-    const ReadingLayer rl = reading_layer(ff, form, direction_);
+    SparsePlan plan{reading_layer(ff, form, direction_), {}, {}, {}};
+    const ReadingLayer& rl = plan.reading;
     // Virtual token: per coordinate |x_c| <= xs_c for x* and xhat of every token.
     std::vector<double> xs(d_);
     double xmax = 0, x_most = 0, r_ratio = 0;  // x_most >= every token's absolute_reading
@@ -694,7 +697,6 @@ class Propagation {
     const MidRad l = mid_rad(form.lo), h = mid_rad(form.hi);
     hi_key_ = lower_difference(h.mid, h.rad);
     lo_key_ = -(l.mid + l.rad);
-    SparsePlan plan;
     for (const int side : {1, -1}) {
       std::vector<char> active(f.w);
       std::size_t live = 0;
