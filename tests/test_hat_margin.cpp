@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "seqi/certification/certificate.hpp"
@@ -118,11 +119,67 @@ BOOST_AUTO_TEST_CASE(half_width_is_the_largest_power_of_two_within_half_the_gap)
     const Rational gap(static_cast<long>(1 + g() % 100000), static_cast<long>(1 + g() % 100000000));
     const Rational delta = hat_half_width_with_margin(gap);
     BOOST_TEST(is_power_of_two(delta), "gap " << gap);
-    BOOST_TEST((2 * delta <= gap && delta <= 1), "gap " << gap << ", delta " << delta);
-    BOOST_TEST((delta == 1 || 4 * delta > gap), "gap " << gap << ", delta " << delta << " is not the largest");
+    BOOST_TEST(2 * delta <= gap, "gap " << gap << ", delta " << delta);
+    BOOST_TEST(4 * delta > gap, "gap " << gap << ", delta " << delta << " is not the largest");
+    // No cap: the half-width scales with the readings (a 2^80 times larger gap, 2^80 times delta).
+    const Rational big = gap * Rational(Integer(1) << 80);
+    BOOST_TEST(hat_half_width_with_margin(big) == delta * Rational(Integer(1) << 80), "gap " << big);
   }
   BOOST_TEST(hat_half_width_with_margin(Rational(1, 2)) == Rational(1, 4));
-  BOOST_TEST(hat_half_width_with_margin(Rational(7)) == Rational(1));
+  BOOST_TEST(hat_half_width_with_margin(Rational(7)) == Rational(2));
+  BOOST_TEST(hat_half_width_with_margin(Rational(8)) == Rational(4));
+}
+
+namespace {
+
+std::optional<Rational> placement_relative_window(const Certificate& cert) {
+  for (const auto& phase : cert.conditioning.phases)
+    if (phase.phase == "placement") return phase.relative_window;
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Hat half-widths follow the data's own scale (lem:hat-margin): a dataset multiplied by 2^k,
+// k in {-70, 70}, gets the same relative placement windows as the original, and its float64
+// run stays on target. With half-widths capped at 1 (the rule before), the first placement hat
+// of the 2^70 copy had a relative window 2^-70 times smaller and its float run missed.
+BOOST_AUTO_TEST_CASE(scaling_the_data_by_a_power_of_two_keeps_the_relative_windows) {
+  std::size_t used = 0;
+  for (std::uint64_t k = 0; k < 8; ++k) {
+    const std::uint64_t seed = base_seed() + 100 + k;
+    std::mt19937_64 g(seed);
+    Dataset data = near_coincident_dataset(g, 8);
+    if (!testing::hypotheses_hold(data)) continue;
+    ++used;
+    const auto base = certify_construction_hardmax(data, build_interpolating_transformer(data, seed), false);
+    BOOST_REQUIRE_MESSAGE(base.verified, "seed " << seed);
+    for (const long e : {-70L, 70L}) {
+      Dataset scaled = data;
+      const Rational f = e > 0 ? Rational(Integer(1) << e) : Rational(Integer(1), Integer(1) << -e);
+      for (auto& pair : scaled.pairs) {
+        for (auto& x : pair.input) x *= f;
+        for (auto& y : pair.output) y *= f;
+      }
+      const auto built = build_interpolating_transformer(scaled, seed);
+      const auto cert = certify_construction_hardmax(scaled, built, false);
+      BOOST_TEST(cert.verified, "seed " << seed << ", scale 2^" << e);
+      BOOST_TEST((placement_relative_window(cert) == placement_relative_window(base)),
+                 "seed " << seed << ", scale 2^" << e);
+      const auto model = convert_model<double>(built.model);
+      for (const auto& pair : scaled.pairs) {
+        TokenList<double> X;
+        for (const auto& x : pair.input) X.push_back(vector_from_rational<double>(x));
+        double scale = 0;
+        for (const auto& y : pair.output) scale = std::max(scale, vector_from_rational<double>(y).norm());
+        std::vector<Vec<double>> Y;
+        for (const auto& y : pair.output) Y.push_back(vector_from_rational<double>(y));
+        const double rel = testing::hausdorff(forward_dense(model, X), Y) / scale;
+        BOOST_TEST(rel <= 1e-9, "seed " << seed << ", scale 2^" << e << ": relative Hausdorff distance " << rel);
+      }
+    }
+  }
+  BOOST_TEST(used >= 4u);
 }
 
 BOOST_AUTO_TEST_CASE(placement_order_is_by_decreasing_reading) {

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <numeric>
 
+#include "seqi/numbers/dyadic.hpp"
+
 namespace seqi {
 
-Rational hat_half_width_with_margin(const Rational& gap) { return dyadic_floor_at_most_one(gap / 2); }
+Rational hat_half_width_with_margin(const Rational& gap) { return pow2(floor_log2(gap / 2)); }
 
 std::vector<std::size_t> decreasing_reading_order(const std::vector<Rational>& readings) {
   std::vector<std::size_t> order(readings.size());

@@ -9,6 +9,7 @@
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/places_left.hpp"
+#include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {
 namespace {
@@ -20,20 +21,20 @@ Point on_plane(int d, const Rational& x1, const Rational& x2) {
   return p;
 }
 
-// Largest 2^-k (k >= 0) with eps^2 * max |x|^2 <= r0^2; precondition r0 > 0. The exponent
-// starts from the bit lengths (a lower bound of the answer), so at most a few exact
-// comparisons follow, whatever the size of the coordinates.
+// Largest power of two eps = 2^-k (k any integer: data far below r0 are scaled up, data far
+// above scaled down) with eps^2 * max |x|^2 <= r0^2; precondition r0 > 0. The exponent starts
+// from floor(log2) of the ratio (a lower bound of the answer), so at most two exact comparisons
+// follow, whatever the size of the coordinates.
 Rational shrink_factor(const std::vector<Point>& pts, const Rational& r0) {
   Rational m = 0;
   for (const auto& x : pts) m = std::max(m, norm_sq(x));
   if (m == 0) return 1;
   const Rational ratio = m / (r0 * r0);  // want the least k with ratio <= 4^k
-  using boost::multiprecision::msb;
-  const long long e = static_cast<long long>(msb(numerator(ratio))) - static_cast<long long>(msb(denominator(ratio))) - 1;
-  // ratio > 2^e, so every k with 2k <= e fails: the least k is at least max(0, floor(e/2)).
-  std::size_t k = e > 0 ? static_cast<std::size_t>(e / 2) : 0;
-  while (ratio > Rational(Integer(1) << (2 * k))) ++k;
-  return Rational(Integer(1), Integer(1) << k);
+  // ratio >= 2^e, so every k with 2k < e fails: the least k is at least ceil(e/2) - 1.
+  const long e = floor_log2(ratio);
+  long k = (e >= 0 ? (e + 1) / 2 : -((-e) / 2)) - 1;
+  while (ratio > pow2(2 * k)) ++k;
+  return pow2(-k);
 }
 
 // Smallest distance from t to a value of the set (`none` when the set is empty); 0 on a hit.

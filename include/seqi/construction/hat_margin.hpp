@@ -8,7 +8,7 @@
 
 namespace seqi {
 
-// Largest power of two delta <= min(1, gap / 2); precondition gap > 0. A reading at least `gap`
+// Largest power of two delta <= gap / 2 (scaled with the readings, lem:hat-margin); precondition gap > 0. A reading at least `gap`
 // from the centre t_q is then at least delta from every breakpoint t_q - delta, t_q, t_q + delta.
 Rational hat_half_width_with_margin(const Rational& gap);
 
