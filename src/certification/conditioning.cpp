@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "seqi/core/parallel.hpp"
+#include "seqi/numbers/exact_sum.hpp"
 
 namespace seqi {
 namespace {
@@ -29,11 +30,6 @@ PhaseConditioning& phase_entry(ConditioningReport& rep, const std::string& phase
   return rep.phases.back();
 }
 
-void add_weights(PhaseConditioning& p, const Rational& norm_sq, const Rational& max_weight) {
-  p.norm_sq += norm_sq;
-  p.max_abs_weight = std::max(p.max_abs_weight, max_weight);
-}
-
 }  // namespace
 
 ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block,
@@ -50,15 +46,28 @@ ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::
     w[b].sa_norm_sq = block.sa.stored_norm_sq();
     w[b].ff_norm_sq = block.ff.stored_norm_sq();
   });
-  ConditioningReport rep;  // reduced in block order (phases appear in that order)
+  ConditioningReport rep;  // phases appear in block order; sums are exact (exact_sum)
+  std::vector<std::vector<Rational>> phase_terms;
+  const auto add = [&](const std::string& phase, Rational norm_sq, const Rational& max_weight) {
+    auto& p = phase_entry(rep, phase);
+    const auto k = static_cast<std::size_t>(&p - rep.phases.data());
+    if (phase_terms.size() <= k) phase_terms.resize(k + 1);
+    p.max_abs_weight = std::max(p.max_abs_weight, max_weight);
+    rep.max_abs_weight = std::max(rep.max_abs_weight, max_weight);
+    phase_terms[k].push_back(std::move(norm_sq));
+  };
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const bool collapse = collapse_block && b == *collapse_block;
     const std::string phase = phase_name(model.blocks[b].phase);
-    add_weights(phase_entry(rep, collapse ? "collapse" : phase), w[b].sa_norm_sq, w[b].sa_max);
-    add_weights(phase_entry(rep, phase), w[b].ff_norm_sq, w[b].ff_max);
-    rep.norm_sq += w[b].sa_norm_sq + w[b].ff_norm_sq;
-    rep.max_abs_weight = std::max({rep.max_abs_weight, w[b].sa_max, w[b].ff_max});
+    add(collapse ? "collapse" : phase, std::move(w[b].sa_norm_sq), w[b].sa_max);
+    add(phase, std::move(w[b].ff_norm_sq), w[b].ff_max);
   }
+  std::vector<Rational> phase_sums;
+  for (std::size_t k = 0; k < phase_terms.size(); ++k) {
+    rep.phases[k].norm_sq = exact_sum(std::move(phase_terms[k]));
+    phase_sums.push_back(rep.phases[k].norm_sq);
+  }
+  rep.norm_sq = exact_sum(std::move(phase_sums));
   return rep;
 }
 
