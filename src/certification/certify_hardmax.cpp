@@ -45,7 +45,7 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   Certificate cert;
   cert.setting = Setting::hardmax;
   cert.record = built.record;
-  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
+  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), exec.threads);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);
   const auto predicted = predicted_construction_params(cert.counts.d, cert.counts.sum_m,

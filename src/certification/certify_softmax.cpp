@@ -84,7 +84,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
-  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m());
+  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), exec.threads);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);
   const std::size_t collapse = built.record.collapse_block;

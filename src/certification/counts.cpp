@@ -2,12 +2,13 @@
 
 #include <algorithm>
 
+#include "seqi/core/parallel.hpp"
 #include "seqi/numbers/exact_sum.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
 
-Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m) {
+Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, unsigned threads) {
   Counts c;
   c.N = N;
   c.d = static_cast<std::size_t>(model.dimension);
@@ -17,15 +18,16 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
   c.blocks_bound_softmax = 2 * sum_m + 3 * N;
   c.width = model.max_width();
   c.params_bound = (20 * c.d + 22) * sum_m;
-  std::vector<Rational> norm_sq;
-  norm_sq.reserve(model.blocks.size());
+  std::vector<Rational> norm_sq(model.blocks.size());
+  for_each_index(model.blocks.size(), threads, [&](std::size_t k) {
+    norm_sq[k] = model.blocks[k].ff.stored_norm_sq() + model.blocks[k].sa.stored_norm_sq();
+  });
   for (const auto& b : model.blocks) {
     ++c.blocks_by_phase[phase_name(b.phase)];
     c.max_rank_A = std::max(c.max_rank_A, b.sa.A.rank_of_low_rank_part());
     c.max_rank_V = std::max(c.max_rank_V, b.sa.V.rank_of_low_rank_part());
     c.params += b.ff.stored_scalars() + b.sa.stored_scalars(c.d);
     c.params_dense += b.ff.stored_scalars() + 1 + 2 * c.d * c.d;
-    norm_sq.push_back(b.ff.stored_norm_sq() + b.sa.stored_norm_sq());
   }
   c.param_norm_sq = exact_sum(std::move(norm_sq));
   return c;

@@ -27,7 +27,8 @@ struct Counts {
   Rational param_norm_sq;        // ||theta||^2 over the stored scalars (lem:param-norm)
 };
 
-Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m);
+// The blocks' squared norms are computed on `threads` threads; the result does not depend on it.
+Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, unsigned threads = 1);
 
 // The structured parameter count lem:fewer-blocks-count predicts for our construction with
 // `runs` interpolation blocks: (6d+7) (sum(m) + K) + (8d+8) runs + 4d + 1 + 2d [shift used].
