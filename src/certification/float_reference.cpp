@@ -45,6 +45,11 @@ class HardmaxReference final : public ExactReference {
     pass_.apply_feed_forward(ff);
     return std::nullopt;
   }
+  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff,
+                                          const std::optional<OneDirectionForm>& form) override {
+    pass_.apply_feed_forward(ff, form);
+    return std::nullopt;
+  }
 
  private:
   ExactForward pass_;
@@ -79,6 +84,7 @@ class SoftmaxReference final : public ExactReference {
     return carried_.tokens_reading_in(r, lo, hi);
   }
   using ExactReference::attention;
+  using ExactReference::feed_forward;
   std::optional<std::string> attention(const SelfAttention<Rational>& sa) override {
     return carried_.apply_attention(sa, tau_);
   }

@@ -143,6 +143,54 @@ std::optional<std::string> ff_range(const FeedForward<Rational>& ff) {
   return std::nullopt;
 }
 
+// What the bound needs of a feed-forward layer that depends on the layer alone; prepared ahead
+// for a batch of layers on the threads (LayerPreps). Requires UpwardRounding.
+struct LayerPrep {
+  std::optional<std::string> out_of_range;  // a weight outside the range of lem:float-run
+  FFBound f;
+  std::optional<OneDirectionForm> one;  // one_direction_form(ff)
+  // reading_layer(ff, *one, one->r) when one->identity_outside: a sparse layer's reading bounds
+  // (its direction is then the current one, lem:float-run-sparse)
+  std::optional<ReadingLayer> sparse_reading;
+};
+
+LayerPrep prepare_layer(const FeedForward<Rational>& ff) {
+  LayerPrep p;
+  p.out_of_range = ff_range(ff);
+  if (p.out_of_range) return p;
+  p.f = ff_bound(ff);
+  p.one = one_direction_form(ff);
+  if (p.one && p.one->identity_outside) p.sparse_reading = reading_layer(ff, *p.one, p.one->r);
+  return p;
+}
+
+// LayerPrep of the blocks of a model, in batches computed on `threads` threads as the run
+// reaches them (a batch at a time: memory O(batch), not O(blocks)).
+class LayerPreps {
+ public:
+  LayerPreps(const Transformer<Rational>& model, unsigned threads) : model_(model), threads_(threads) {}
+  const LayerPrep& at(std::size_t b) {
+    if (b < first_ || b >= first_ + preps_.size()) fill_from(b);
+    return preps_[b - first_];
+  }
+
+ private:
+  void fill_from(std::size_t b) {
+    const std::size_t n = std::min(kBatch, model_.blocks.size() - b);
+    first_ = b;
+    preps_.assign(n, LayerPrep{});
+    for_each_index(n, threads_, [&](std::size_t k) {
+      UpwardRounding up;
+      preps_[k] = prepare_layer(model_.blocks[b + k].ff);
+    });
+  }
+  static constexpr std::size_t kBatch = 256;
+  const Transformer<Rational>& model_;
+  unsigned threads_;
+  std::size_t first_ = 0;
+  std::vector<LayerPrep> preps_;
+};
+
 // Per activation pattern P (exact, then rounded up): jacobian >= |eta I + sum_{k in P} W_k U_k|_inf
 // (lem:float-ff); for a one-direction layer U_k = slope_k r^T also w_inf >= |w_P|_inf and
 // gain >= |eta + r.w_P| with w_P = sum_{k in P} slope_k W_k (lem:float-reading).
@@ -153,7 +201,8 @@ struct PatternBound {
 // PatternBound per pattern, cached. One direction: O(w d) exact operations per pattern.
 class PatternNorms {
  public:
-  explicit PatternNorms(const FeedForward<Rational>& ff) : ff_(ff), form_(one_direction_form(ff)) {
+  // form: one_direction_form(ff), computed once per layer (LayerPrep).
+  PatternNorms(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form) : ff_(ff), form_(form) {
     if (form_)
       for (Eigen::Index c = 0; c < form_->r.size(); ++c) r_one_ += abs(form_->r[c]);
   }
@@ -194,15 +243,15 @@ class PatternNorms {
 
  private:
   const FeedForward<Rational>& ff_;
-  std::optional<OneDirectionForm> form_;
+  const std::optional<OneDirectionForm>& form_;
   Rational r_one_ = 0;
   std::map<std::uint64_t, PatternBound> cache_;
 };
 
 // One thread's scratch for the feed-forward bound, and the decisions it counted.
 struct TokenScratch {
-  TokenScratch(const FeedForward<Rational>& ff, std::size_t w)
-      : E(w), R(w), act(w), live(w), active(w), plus(w), minus(w), jacobian(ff) {}
+  TokenScratch(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form, std::size_t w)
+      : E(w), R(w), act(w), live(w), active(w), plus(w), minus(w), jacobian(ff, form) {}
   std::vector<double> E, R, act;
   std::vector<char> live, active, plus, minus;
   PatternNorms jacobian;
@@ -361,11 +410,12 @@ class Propagation {
   // appended to `changed`. A layer that is the identity outside its breakpoints is bounded
   // token by token only on a band around them (lem:float-run-sparse); the other tokens owe
   // charges, settled when they are next needed.
-  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff, std::size_t layer,
+  // prep: prepare_layer(ff).
+  std::optional<std::string> feed_forward(const FeedForward<Rational>& ff, const LayerPrep& prep, std::size_t layer,
                                           std::vector<std::size_t>& changed) {
-    if (auto f = ff_range(ff)) return f;
-    const FFBound f = ff_bound(ff);
-    const auto form = identity_outside_breakpoints(ff);
+    if (prep.out_of_range) return prep.out_of_range;
+    const FFBound& f = prep.f;
+    const OneDirectionForm* form = prep.one && prep.one->identity_outside ? &*prep.one : nullptr;
     double lo = 0, hi = 0;
     std::vector<double> r_mid(d_), r_mag(d_);  // the reading direction of a sparse layer
     if (form) {
@@ -382,7 +432,7 @@ class Propagation {
     const double cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
     const double under = static_cast<double>(f.d + 1) * 0x1p-1072;
     std::optional<SparsePlan> plan;
-    if (form) plan = sparse_plan(ff, f, *form, layer, r_mid, r_mag, cU, cM, under);
+    if (form) plan = sparse_plan(ff, f, *form, *prep.sparse_reading, layer, r_mid, r_mag, cU, cM, under);
     if (!plan) {
       settle_all(layer);
       readings_current_ = false;
@@ -392,8 +442,8 @@ class Propagation {
     std::optional<ReadingLayer> reading;
     if (plan)
       reading = plan->reading;
-    else if (const auto one = one_direction_form(ff))
-      reading = reading_layer(ff, *one, direction_);
+    else if (prep.one)
+      reading = reading_layer(ff, *prep.one, direction_);
     // Token i's new error bound (writes e_[i], rho_[i] and maybe_changed[i] only); counts into t.
     auto one_token = [&](std::size_t i, TokenScratch& t) -> std::optional<std::string> {
       const double* m = &mid_[i * d_];
@@ -493,7 +543,7 @@ class Propagation {
       for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     }
     const std::vector<std::size_t>& tokens = plan ? plan->band : all;
-    auto failure = for_each_token(ff, f.w, tokens, one_token);
+    auto failure = for_each_token(ff, prep.one, f.w, tokens, one_token);
     facts_.tokens_bounded += tokens.size();
     if (reading)
       direction_ = reading->r;
@@ -658,14 +708,15 @@ class Propagation {
   // pre-activation errs by at most E_k; a token whose exact reading is at least 2 max_k E_k/|slope_k|
   // outside (lo, hi) has every sign shown, and its bounds grow by at most its side's charge.
   // nullopt when the layer must be bounded token by token.
+  // rl: reading_layer(ff, form, form.r), i.e. for direction_ = form.r, which the epoch ensures.
   std::optional<SparsePlan> sparse_plan(const FeedForward<Rational>& ff, const FFBound& f, const OneDirectionForm& form,
-                                        std::size_t layer, const std::vector<double>& r_mid,
+                                        const ReadingLayer& rl_form, std::size_t layer, const std::vector<double>& r_mid,
                                         const std::vector<double>& r_mag, double cU, double cM, double under) {
     for (const Rational& s : form.slope)
       if (s == 0) return std::nullopt;
     if (!readings_current_ || !direction_ || !equal_points(*direction_, form.r))
       begin_epoch(ff, form, layer, r_mid, r_mag, cM, under);
-    SparsePlan plan{reading_layer(ff, form, direction_), {}, {}, {}};
+    SparsePlan plan{rl_form, {}, {}, {}};
     const ReadingLayer& rl = plan.reading;
     // Virtual token: per coordinate |x_c| <= xs_c for x* and xhat of every token.
     std::vector<double> xs(d_);
@@ -930,8 +981,8 @@ class Propagation {
   // built once per chunk); adds the decisions counted up to the first failing token and returns
   // that token's failure: the result of a sequential loop, for any threads_.
   template <class OneToken>
-  std::optional<std::string> for_each_token(const FeedForward<Rational>& ff, std::size_t w,
-                                            const std::vector<std::size_t>& tokens, OneToken& one_token) {
+  std::optional<std::string> for_each_token(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form,
+                                            std::size_t w, const std::vector<std::size_t>& tokens, OneToken& one_token) {
     constexpr std::size_t kMinChunk = 1024;
     const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(threads_, tokens.size() / kMinChunk));
     const std::size_t size = (tokens.size() + chunks - 1) / chunks;
@@ -942,7 +993,7 @@ class Propagation {
     std::vector<ChunkResult> results(chunks);
     for_each_index(results.size(), threads_, [&](std::size_t c) {
       UpwardRounding up;
-      TokenScratch t(ff, w);
+      TokenScratch t(ff, form, w);
       const std::size_t end = std::min(tokens.size(), (c + 1) * size);
       for (std::size_t k = c * size; k < end && !results[c].failure; ++k) results[c].failure = one_token(tokens[k], t);
       results[c].decisions = t.decisions;
@@ -1008,14 +1059,16 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
     if (auto f = run.start()) return failed(run.facts(), 0, "input", *f);
   }
   std::vector<std::size_t> changed;
+  LayerPreps preps(model, threads);
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const auto& block = model.blocks[b];
+    const LayerPrep& prep = preps.at(b);
     if (!block.sa.V.is_zero() || block.sa.rho != 1) {  // V = 0, rho = 1: the float run returns xhat exactly
       {
         UpwardRounding up;
         run.settle_all(b);
         std::optional<Point> next_direction;
-        if (auto form = one_direction_form(block.ff)) next_direction = std::move(form->r);
+        if (prep.one) next_direction = prep.one->r;
         if (auto f = run.attention(block.sa, kind, tau_inv, next_direction))
           return failed(run.facts(), b, "attention", *f);
       }
@@ -1027,9 +1080,10 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
     changed.clear();
     {
       UpwardRounding up;
-      if (auto f = run.feed_forward(block.ff, b, changed)) return failed(run.facts(), b, "feed-forward", *f);
+      if (auto f = run.feed_forward(block.ff, prep, b, changed)) return failed(run.facts(), b, "feed-forward", *f);
     }
-    if (auto f = ref->feed_forward(block.ff)) return failed(run.facts(), b, "feed-forward", "exact run: " + *f);
+    if (auto f = ref->feed_forward(block.ff, prep.one))
+      return failed(run.facts(), b, "feed-forward", "exact run: " + *f);
     UpwardRounding up;
     run.refresh_changed(changed, b);
   }

@@ -88,9 +88,8 @@ std::vector<std::size_t> ExactForward::tokens_reading_in(const Point& r, const R
   return in;
 }
 
-void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff) {
+void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form) {
   last_relative_window_.reset();
-  const auto form = one_direction_form(ff);
   if (form && index_readings(state_.tokens, index_, form->r, exact_reading, threads_)) ++stats_.index_rebuilds;
   if (form && form->identity_outside && !state_.tokens.empty()) {
     // lem:relative-window: window half-width against the farthest reading from its centre.

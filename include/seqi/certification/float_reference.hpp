@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
 
@@ -36,6 +37,11 @@ class ExactReference {
     return attention(sa);
   }
   virtual std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) = 0;
+  // The same with one_direction_form(ff) already computed (precondition); the default ignores it.
+  virtual std::optional<std::string> feed_forward(const FeedForward<Rational>& ff,
+                                                  const std::optional<OneDirectionForm>& /*form*/) {
+    return feed_forward(ff);
+  }
 };
 
 std::unique_ptr<ExactReference> hardmax_reference(TokenState inputs, unsigned threads);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "seqi/core/sharding.hpp"
+#include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/forward/reading_index.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
@@ -33,7 +34,9 @@ class ExactForward {
       : state_(std::move(initial)), threads_(threads), sharding_(sharding) {}
 
   void apply_attention(const SelfAttention<Rational>& sa);
-  void apply_feed_forward(const FeedForward<Rational>& ff);
+  void apply_feed_forward(const FeedForward<Rational>& ff) { apply_feed_forward(ff, one_direction_form(ff)); }
+  // The same with the layer's form already computed; precondition: form == one_direction_form(ff).
+  void apply_feed_forward(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form);
   // Hardmax attention when every token's unique best score is already proven (lem:P):
   // SA_i = rho x_i + V x_{attends[i]}, O(n d) per sequence instead of O(n^2 d).
   void apply_attention_with_proven_argmax(const SelfAttention<Rational>& sa, const std::vector<std::size_t>& attends);
