@@ -71,7 +71,7 @@ Dataset near_coincident_dataset(std::mt19937_64& g, int shift) {
 // least the half-width away from every breakpoint.
 std::string margin_violation(const Transformer<Rational>& model, const Dataset& data) {
   std::vector<TokenList<Rational>> X;
-  for (const auto& pair : data.pairs) X.emplace_back(pair.input.begin(), pair.input.end());
+  for (const auto& pair : data.pairs) X.push_back(pair.input.points());
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const auto& block = model.blocks[b];
     for (auto& seq : X) seq = apply_hardmax(block.sa, seq);
