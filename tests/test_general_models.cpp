@@ -201,7 +201,7 @@ bool between_hp(const Rational& lo, const Rational& hi, const Hp& v) {
 }
 bool contains_hp(const Interval& x, const Hp& v) { return between_hp(x.lower(), x.upper(), v); }
 
-Dataset one_pair(int d, Sequence in, Sequence out) {
+Dataset one_pair(int d, const Sequence& in, Sequence out) {
   Dataset data;
   data.dimension = d;
   data.pairs.push_back({TokenSequence(in), std::move(out)});

@@ -17,7 +17,7 @@ void write_sequence(const Seq& seq, std::ostream& out) {
   for (std::size_t t = 0; t < seq.size(); ++t) {
     if (t) out << ", ";
     out << '[';
-    const Point x = seq[t];
+    const auto& x = seq[t];  // a reference, or the decoded token (TokenSequence)
     for (Eigen::Index k = 0; k < x.size(); ++k) {
       if (k) out << ", ";
       out << '"' << to_string(x[k]) << '"';  // digits, '-' and '/': no escaping needed
