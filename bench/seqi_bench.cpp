@@ -90,7 +90,7 @@ void row(const std::string& label, const Dataset& data, std::uint64_t seed) {
   });
   // Naive exact: the first sequence (or part of it) within the budget, extrapolated by tokens.
   t0 = Clock::now();
-  const double fraction = naive_exact_fraction(built.model, data.pairs[0].input, budget);
+  const double fraction = naive_exact_fraction(built.model, data.pairs[0].input.points(), budget);
   const double naive = seconds_since(t0) / fraction * static_cast<double>(data.total_input_tokens()) /
                        static_cast<double>(data.pairs[0].input.size());
   const bool naive_approx = fraction < 1 || data.pairs.size() > 1;

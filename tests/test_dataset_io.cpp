@@ -72,7 +72,8 @@ struct TempDir {
   }
 };
 
-Rational mean_x(const seqi::Sequence& s, Eigen::Index coord) {
+template <class Seq>  // Sequence or TokenSequence
+Rational mean_x(const Seq& s, Eigen::Index coord) {
   Rational sum = 0;
   for (const auto& p : s) sum += p[coord];
   return sum / static_cast<long>(s.size());
@@ -327,8 +328,7 @@ BOOST_AUTO_TEST_CASE(hypothesis_checks_scale_to_many_tokens) {
   d.pairs.push_back(big);
   for (long j = 0; j < 20000; ++j) {
     seqi::SequencePair p;
-    p.input = {pt({j, 1}), pt({j, 2})};
-    if (j % 2) std::swap(p.input[0], p.input[1]);
+    p.input = {pt({j, 1 + j % 2}), pt({j, 2 - j % 2})};  // odd j: the two tokens swapped
     p.output = {pt({0, 0})};
     d.pairs.push_back(p);
     d.pairs.push_back(p);
@@ -499,9 +499,11 @@ BOOST_AUTO_TEST_CASE(shipped_datasets_have_the_advertised_shape) {
   // collinear: every token is on the line through the first two input tokens.
   Dataset col = load("collinear.json");
   const Point o = col.pairs[0].input[0], dir = col.pairs[0].input[1] - o;
-  for (const auto& p : col.pairs)
-    for (const auto* seq : {&p.input, &p.output})
-      for (const auto& x : *seq) BOOST_TEST((x[0] - o[0]) * dir[1] == (x[1] - o[1]) * dir[0]);
+  const auto on_line = [&](const Point& x) { return (x[0] - o[0]) * dir[1] == (x[1] - o[1]) * dir[0]; };
+  for (const auto& p : col.pairs) {
+    for (const auto& x : p.input) BOOST_TEST(on_line(x));
+    for (const auto& x : p.output) BOOST_TEST(on_line(x));
+  }
 
   Dataset mn = load("m-equals-n.json");
   for (const auto& p : mn.pairs) BOOST_TEST(p.output.size() == p.input.size());

@@ -396,9 +396,9 @@ bool check_random_case(Gen& g, Setting kind, std::size_t& runs) {
   if (!f.certified) return false;
   BOOST_TEST(std::isfinite(f.delta));
   for (const auto& pair : data.pairs) {
-    const auto exact = exact_forward(model, pair.input, kind, tau);
+    const auto exact = exact_forward(model, pair.input.points(), kind, tau);
     for (Order o : {Order::forward, Order::reverse, Order::pairwise}) {
-      const auto fl = float_forward(model, pair.input, kind, tau, o);
+      const auto fl = float_forward(model, pair.input.points(), kind, tau, o);
       ++runs;
       for (std::size_t i = 0; i < fl.size(); ++i)
         for (int c = 0; c < d; ++c) {
@@ -499,7 +499,7 @@ BOOST_AUTO_TEST_CASE(one_direction_chains_float_runs_lie_within_delta_with_exact
     ++certified;
     kinks += f.kinks;
     for (const auto& pair : data.pairs) {
-      expect_hardmax_runs_within(model, pair.input, f.delta, trial, runs);
+      expect_hardmax_runs_within(model, pair.input.points(), f.delta, trial, runs);
       // Decisions, for models without attention: float and exact pre-activations side by side.
       bool attention = false;
       for (const auto& b : model.blocks) attention = attention || !b.sa.V.is_zero() || b.sa.rho != 1;
@@ -592,7 +592,7 @@ BOOST_AUTO_TEST_CASE(placement_chains_charge_the_untouched_tokens_and_stay_withi
     bounded += f.tokens_bounded;
     charged += f.tokens_charged;
     BOOST_TEST(f.tokens_bounded + f.tokens_charged == model.blocks.size() * reading.size());
-    for (const auto& pair : data.pairs) expect_hardmax_runs_within(model, pair.input, f.delta, trial, runs);
+    for (const auto& pair : data.pairs) expect_hardmax_runs_within(model, pair.input.points(), f.delta, trial, runs);
   }
   std::cout << "placement: " << certified << " chains certified, " << runs << " float runs; " << bounded
             << " token bounds one by one, " << charged << " by charges\n";

@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(the_exact_pass_is_the_same_on_1_2_and_3_threads_after_every
       // Oracle: every sequence through the dense forward pass, one token list at a time.
       const auto& s = passes[2].state();
       for (std::size_t j = 0; j < data.pairs.size(); ++j) {
-        const auto dense = forward_dense(built.model, data.pairs[j].input);
+        const auto dense = forward_dense(built.model, data.pairs[j].input.points());
         for (std::size_t i = 0; i < dense.size(); ++i)
           BOOST_TEST_REQUIRE(equal_points(dense[i], s.tokens[s.begin[j] + i]), "sequence " << j + 1 << " token " << i + 1);
       }

@@ -469,12 +469,13 @@ BOOST_AUTO_TEST_CASE(fashion_mnist_inpaint_imports_round_trips_and_certifies) {
     BOOST_REQUIRE(p.output.size() == 4u);
     // Input and output together are the 16 patches of the same image (same seed, same draw).
     std::set<long> positions;
-    for (const auto* seq : {&p.input, &p.output})
-      for (const auto& t : *seq) {
-        const long q = 4 * t[49].convert_to<long>() + t[50].convert_to<long>();
-        BOOST_TEST(positions.insert(q).second);
-        BOOST_TEST(equal_points(t, classify.pairs[j].input[static_cast<std::size_t>(q)]));
-      }
+    const auto same_patch = [&](const Point& t) {
+      const long q = 4 * t[49].convert_to<long>() + t[50].convert_to<long>();
+      BOOST_TEST(positions.insert(q).second);
+      BOOST_TEST(equal_points(t, classify.pairs[j].input[static_cast<std::size_t>(q)]));
+    };
+    for (const auto& t : p.input) same_patch(t);
+    for (const auto& t : p.output) same_patch(t);
     BOOST_TEST(positions.size() == 16u);
   }
   expect_round_trip_and_certificate(data, "fm-inpaint.json");

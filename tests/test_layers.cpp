@@ -487,7 +487,7 @@ BOOST_AUTO_TEST_CASE(exact_forward_matches_dense_on_built_constructions) {
       const auto& st = pass.state();
       BOOST_TEST_REQUIRE(st.sequences() == data.pairs.size());
       for (std::size_t j = 0; j < data.pairs.size(); ++j) {
-        const auto want = forward_dense(built.model, data.pairs[j].input);
+        const auto want = forward_dense(built.model, data.pairs[j].input.points());
         BOOST_TEST_REQUIRE(st.size_of(j) == want.size());
         for (std::size_t i = 0; i < want.size(); ++i)
           BOOST_TEST_CONTEXT("sequence " << j + 1 << ", token " << i + 1)

@@ -48,7 +48,8 @@ std::optional<BisectionOutcome> bisect_sequence(const Transformer<Rational>& mod
                                                 const Rational& tau, unsigned precision_bits,
                                                 std::size_t branch_limit, const Rational& tolerance,
                                                 std::size_t max_splits) {
-  const SequenceEnclosure full = softmax_sequence_enclosure(model, pair.input, tau, precision_bits, branch_limit);
+  const Sequence input = pair.input.points();
+  const SequenceEnclosure full = softmax_sequence_enclosure(model, input, tau, precision_bits, branch_limit);
   std::optional<std::size_t> first;
   for (const auto& b : full.inexact_since)
     if (b) first = first ? std::min(*first, *b) : *b;
@@ -56,8 +57,8 @@ std::optional<BisectionOutcome> bisect_sequence(const Transformer<Rational>& mod
   const std::size_t L = model.blocks.size();
 
   SequenceEnclosure start;
-  for (const auto& x : pair.input) start.outputs.push_back(AffineEnclosure::exact(x));
-  start.inexact_since.assign(pair.input.size(), std::nullopt);
+  for (const auto& x : input) start.outputs.push_back(AffineEnclosure::exact(x));
+  start.inexact_since.assign(input.size(), std::nullopt);
   advance_sequence_enclosure(model, start, 0, *first + 1, tau, precision_bits, branch_limit);
 
   const auto evaluate = [&](SequenceEnclosure state) {

@@ -106,9 +106,10 @@ GeneralSequenceReport certify_sequence_softmax(const Transformer<Rational>& mode
                                                const GeneralOptions& opt) {
   GeneralSequenceReport r;
   unsigned prec = opt.precision_bits;
+  const Sequence input = pair.input.points();
   for (unsigned pass = 0; pass <= opt.refinements; ++pass, prec *= 2) {
     try {
-      const SequenceEnclosure s = softmax_sequence_enclosure(model, pair.input, *opt.tau, prec, opt.branch_limit);
+      const SequenceEnclosure s = softmax_sequence_enclosure(model, input, *opt.tau, prec, opt.branch_limit);
       const DistanceEnclosure e = distance_to_targets(s.outputs, pair.output, prec);
       const SequenceVerdict v = verdict_of(e, opt.tolerance);
       r = report_of(e, v);

@@ -181,9 +181,10 @@ ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset
   const std::size_t offset = begin[first];
   Mat<F> X(dimension, static_cast<Eigen::Index>(begin[last] - offset));
   for (std::size_t j = first; j < last; ++j)
-    for (std::size_t i = 0; i < data.pairs[seqs.chosen[j]].input.size(); ++i)
-      for (int k = 0; k < dimension; ++k)
-        X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(data.pairs[seqs.chosen[j]].input[i][k]);
+    for (std::size_t i = 0; i < data.pairs[seqs.chosen[j]].input.size(); ++i) {
+      const Point x = data.pairs[seqs.chosen[j]].input[i];
+      for (int k = 0; k < dimension; ++k) X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(x[k]);
+    }
   ReadingCache<F> cache{std::vector<F>(static_cast<std::size_t>(X.cols())),
                         std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
   for (std::size_t b = 0; b < m.blocks.size(); ++b) {

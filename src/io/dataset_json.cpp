@@ -157,6 +157,14 @@ class DatasetReader final : public nlohmann::json_sax<json> {
     return s + "; misspelled?)";
   }
 
+  // The token just read goes to the current pair's input (compact) or output sequence.
+  void store_token(Point&& x) {
+    if (in_output_)
+      pair_->output.push_back(std::move(x));
+    else
+      pair_->input.push_back(x);
+  }
+
   void skip(State back) {
     skip_return_ = back;
     state_ = State::SkipValue;
@@ -218,7 +226,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
       case State::PairValue:
         if (object) sequence_type_error(describe_container(object));
         tokens_ = 0;
-        if (store_) sequence_ = in_output_ ? &data_.pairs.back().output : &data_.pairs.back().input;
+        if (store_) pair_ = &data_.pairs.back();
         state_ = State::Sequence;
         return true;
       case State::Sequence:
@@ -264,6 +272,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         state_ = State::Pairs;
         return true;
       case State::Sequence:
+        if (store_ && !in_output_) pair_->input.shrink_to_fit();
         state_ = State::Pair;
         return true;
       case State::Token: {
@@ -274,12 +283,12 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         else if (coordinate_count_ != first_token_->got && !mismatch_)
           mismatch_ = TokenSize{pairs_ - 1, in_output_, tokens_, coordinate_count_};
         if (direct_) {
-          sequence_->push_back(std::move(token_));
+          store_token(std::move(token_));
         } else if (store_) {
           Point p(static_cast<Eigen::Index>(coordinates_.size()));
           for (std::size_t k = 0; k < coordinates_.size(); ++k)
             p[static_cast<Eigen::Index>(k)] = std::move(coordinates_[k]);
-          sequence_->push_back(std::move(p));
+          store_token(std::move(p));
         }
         ++tokens_;
         state_ = State::Sequence;
@@ -407,7 +416,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   bool seen_input_ = false, seen_output_ = false;
   std::vector<std::string> unknown_root_keys_, unknown_pair_keys_;
   bool in_output_ = false;
-  seqi::Sequence* sequence_ = nullptr;  // where tokens go (store_ only)
+  SequencePair* pair_ = nullptr;  // the pair whose tokens are read (store_ only)
   const bool store_;
   std::size_t pairs_ = 0;   // pairs begun
   std::size_t tokens_ = 0;  // tokens completed in the current sequence

@@ -10,14 +10,17 @@
 namespace seqi {
 namespace {
 
-void write_sequence(const Sequence& seq, std::ostream& out) {
+// Seq: Sequence or TokenSequence.
+template <class Seq>
+void write_sequence(const Seq& seq, std::ostream& out) {
   out << '[';
   for (std::size_t t = 0; t < seq.size(); ++t) {
     if (t) out << ", ";
     out << '[';
-    for (Eigen::Index k = 0; k < seq[t].size(); ++k) {
+    const auto& x = seq[t];  // a reference, or the decoded token (TokenSequence)
+    for (Eigen::Index k = 0; k < x.size(); ++k) {
       if (k) out << ", ";
-      out << '"' << to_string(seq[t][k]) << '"';  // digits, '-' and '/': no escaping needed
+      out << '"' << to_string(x[k]) << '"';  // digits, '-' and '/': no escaping needed
     }
     out << ']';
   }

@@ -18,23 +18,34 @@ std::string show(const Point& p) {
   return s;
 }
 
-Order sorted_order(const Sequence& seq) {
+// Three-way lexicographic comparison of token i of a with token j of b (equal dimensions).
+int compare_at(const Sequence& a, std::size_t i, const Sequence& b, std::size_t j) {
+  return lex_less(a[i], b[j]) ? -1 : lex_less(b[j], a[i]) ? 1 : 0;
+}
+int compare_at(const TokenSequence& a, std::size_t i, const TokenSequence& b, std::size_t j) {
+  return compare_tokens(a, i, b, j);
+}
+
+// Seq: Sequence or TokenSequence (likewise below).
+template <class Seq>
+Order sorted_order(const Seq& seq) {
   Order order(seq.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   // Stable: among equal tokens the earlier index comes first.
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return lex_less(seq[a], seq[b]); });
+                   [&](std::size_t a, std::size_t b) { return compare_at(seq, a, seq, b) < 0; });
   return order;
 }
 
 // H1 / H2: after sorting, equal tokens are adjacent. Reports the repeat that appears
 // earliest in the sequence (smallest second index), with the index it repeats.
-void check_distinct(const Sequence& seq, const Order& order, std::size_t pair, bool output,
+template <class Seq>
+void check_distinct(const Seq& seq, const Order& order, std::size_t pair, bool output,
                     const std::string& source) {
   std::size_t best_first = 0, best_second = seq.size();
   std::size_t run_start = 0;  // order[run_start] is the first occurrence (stable sort)
   for (std::size_t k = 1; k < order.size(); ++k) {
-    if (!equal_points(seq[order[k - 1]], seq[order[k]])) {
+    if (compare_at(seq, order[k - 1], seq, order[k]) != 0) {
       run_start = k;
       continue;
     }
@@ -50,14 +61,11 @@ void check_distinct(const Sequence& seq, const Order& order, std::size_t pair, b
 }
 
 // Three-way comparison of two token sets given their sorted orders.
-int compare_sets(const Sequence& a, const Order& oa, const Sequence& b, const Order& ob) {
+template <class Seq>
+int compare_sets(const Seq& a, const Order& oa, const Seq& b, const Order& ob) {
   if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    const Point& x = a[oa[k]];
-    const Point& y = b[ob[k]];
-    if (lex_less(x, y)) return -1;
-    if (lex_less(y, x)) return 1;
-  }
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (const int c = compare_at(a, oa[k], b, ob[k]); c != 0) return c;
   return 0;
 }
 
@@ -117,7 +125,7 @@ void check_hypotheses(Dataset& data, const std::string& source) {
       throw_input_error(source, pair + ": the output sequence is empty; every output needs m >= 1 tokens "
                           "(1 <= m <= n). Add target tokens or remove the pair.");
     for (std::size_t t = 0; t < p.input.size(); ++t)
-      detail::check_token_size(static_cast<std::size_t>(p.input[t].size()), data.dimension, j,
+      detail::check_token_size(static_cast<std::size_t>(p.input.dimension(t)), data.dimension, j,
                                false, t, source);
     for (std::size_t t = 0; t < p.output.size(); ++t)
       detail::check_token_size(static_cast<std::size_t>(p.output[t].size()), data.dimension, j,

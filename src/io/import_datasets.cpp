@@ -200,8 +200,13 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
     }
     SequencePair pair;
     std::string in_key, out_key;
-    for (std::size_t q = 0; q < g.patches(); ++q)
-      (masked[q] ? pair.output : pair.input).push_back(token(i, q, masked[q] ? out_key : in_key));
+    for (std::size_t q = 0; q < g.patches(); ++q) {
+      if (masked[q])
+        pair.output.push_back(token(i, q, out_key));
+      else
+        pair.input.push_back(token(i, q, in_key));
+    }
+    pair.input.shrink_to_fit();
     if (classify) {
       const std::uint8_t label = labels[i];
       Point e = Point::Constant(d, Rational(0));
@@ -300,7 +305,9 @@ std::pair<std::size_t, std::size_t> sequences_and_dimension(const NpyHeader& a, 
 }
 
 // Splits a [T, d] array by lengths, or a [N, n, d] array evenly (shapes checked already).
-std::vector<Sequence> split(const NpyArray& a, const std::string& path, const std::string& lengths_bytes,
+// Seq: Sequence or TokenSequence.
+template <class Seq>
+std::vector<Seq> split(const NpyArray& a, const std::string& path, const std::string& lengths_bytes,
                             const std::string& lengths_path, std::size_t d) {
   std::vector<std::size_t> lengths;
   if (lengths_path.empty()) {
@@ -313,7 +320,7 @@ std::vector<Sequence> split(const NpyArray& a, const std::string& path, const st
       throw InputError(lengths_path + ": the lengths sum to " + std::to_string(sum) + " but " + path + " has " +
                        std::to_string(a.shape[0]) + " rows (tokens); they must be equal.");
   }
-  std::vector<Sequence> seqs(lengths.size());
+  std::vector<Seq> seqs(lengths.size());
   std::size_t row = 0;
   for (std::size_t j = 0; j < lengths.size(); ++j)
     for (std::size_t t = 0; t < lengths[j]; ++t, ++row) {
@@ -355,8 +362,8 @@ Dataset import_npy(const std::string& inputs, const std::string& lengths, const 
                      std::to_string(n_in) + " input sequences; give one output per input.");
   if (d_in > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw InputError(inputs + ": the dimension " + std::to_string(d_in) + " is too large.");
-  std::vector<Sequence> xs = split(decode_npy(x_bytes, inputs), inputs, xl_bytes, lengths, d_in);
-  std::vector<Sequence> ys = split(decode_npy(y_bytes, outputs), outputs, yl_bytes, output_lengths, d_out);
+  std::vector<TokenSequence> xs = split<TokenSequence>(decode_npy(x_bytes, inputs), inputs, xl_bytes, lengths, d_in);
+  std::vector<Sequence> ys = split<Sequence>(decode_npy(y_bytes, outputs), outputs, yl_bytes, output_lengths, d_out);
   Dataset data;
   data.name = std::filesystem::path(inputs).stem().string();
   data.dimension = static_cast<int>(d_in);

@@ -50,8 +50,9 @@ Dataset random_dataset(const RandomDatasetSpec& s, std::uint64_t seed) {
   while (data.pairs.size() < s.N) {
     const std::size_t n = uniform(rng, s.n_min, s.n_max);
     const std::size_t m = uniform(rng, 1, s.m_max ? std::min(n, s.m_max) : n);
-    SequencePair pair{distinct_points(rng, s, n, pool), distinct_points(rng, s, m, {})};
-    if (!input_sets.insert(as_sorted_set(pair.input)).second) continue;  // H3: input sets pairwise different
+    const Sequence input = distinct_points(rng, s, n, pool);
+    SequencePair pair{TokenSequence(input), distinct_points(rng, s, m, {})};
+    if (!input_sets.insert(as_sorted_set(input)).second) continue;  // H3: input sets pairwise different
     data.pairs.push_back(std::move(pair));
   }
   return data;

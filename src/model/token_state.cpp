@@ -13,7 +13,7 @@ TokenState inputs_of(const Dataset& data) {
   TokenState s;
   s.tokens.reserve(data.total_input_tokens());
   for (const auto& p : data.pairs) {
-    s.tokens.insert(s.tokens.end(), p.input.begin(), p.input.end());
+    for (std::size_t i = 0; i < p.input.size(); ++i) s.tokens.push_back(p.input[i]);
     s.begin.push_back(s.tokens.size());
   }
   return s;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "seqi/core/token_sequence.hpp"
 #include "seqi/numbers/rational.hpp"
 
 namespace seqi {
@@ -10,8 +11,8 @@ namespace seqi {
 using Sequence = std::vector<Point>;
 
 struct SequencePair {
-  Sequence input;   // X_j: n_j tokens
-  Sequence output;  // Y_j: m_j tokens, 1 <= m_j <= n_j
+  TokenSequence input;  // X_j: n_j tokens, stored compactly (the bulk of a dataset's memory)
+  Sequence output;      // Y_j: m_j tokens, 1 <= m_j <= n_j
 };
 
 struct Dataset {

@@ -1,0 +1,117 @@
+#include "seqi/core/token_sequence.hpp"
+
+#include <limits>
+#include <numeric>
+
+namespace seqi {
+namespace {
+
+static_assert(sizeof(long) == sizeof(std::int64_t), "mpz_get_si must deliver 64 bits");
+
+constexpr __int128 kMax = std::numeric_limits<std::int64_t>::max();  // |numerator| <= kMax
+
+bool fits(__int128 v) { return v <= kMax && v >= -kMax; }
+
+// x = n / den in lowest terms (den > 0, |n| <= kMax).
+void decode(std::int64_t n, std::int64_t den, Rational& x) {
+  const auto g = static_cast<std::int64_t>(
+      std::gcd(static_cast<std::uint64_t>(n < 0 ? -n : n), static_cast<std::uint64_t>(den)));
+  const mpq_ptr q = x.backend().data();
+  mpz_set_si(mpq_numref(q), n / g);
+  mpz_set_si(mpq_denref(q), den / g);
+}
+
+}  // namespace
+
+TokenSequence::TokenSequence(std::initializer_list<Point> points) {
+  for (const auto& x : points) push_back(x);
+}
+
+TokenSequence::TokenSequence(const std::vector<Point>& points) {
+  for (const auto& x : points) push_back(x);
+}
+
+Point TokenSequence::operator[](std::size_t i) const {
+  if (fallback_) return big_[i];
+  Point x(d_);
+  const std::int64_t* n = num_.data() + i * static_cast<std::size_t>(d_);
+  for (Eigen::Index c = 0; c < d_; ++c) decode(n[c], den_, x[c]);
+  return x;
+}
+
+void TokenSequence::push_back(const Point& x) {
+  if (!fallback_ && !push_compact(x)) to_fallback();
+  if (fallback_) big_.push_back(x);
+  ++n_;
+}
+
+// Appends x to the compact form, rescaling the stored numerators to a new common
+// denominator when needed; false (nothing changed) when a value would not fit.
+bool TokenSequence::push_compact(const Point& x) {
+  if (n_ == 0) d_ = x.size();
+  if (x.size() != d_) return false;
+  __int128 den = den_;
+  for (Eigen::Index c = 0; c < d_; ++c) {
+    const mpq_srcptr q = x[c].backend().data();
+    if (!mpz_fits_slong_p(mpq_numref(q)) || !mpz_fits_slong_p(mpq_denref(q))) return false;
+    const auto b = static_cast<std::int64_t>(mpz_get_si(mpq_denref(q)));  // > 0, reduced
+    const auto d64 = static_cast<std::int64_t>(den);
+    den = static_cast<__int128>(d64 / std::gcd(d64, b)) * b;
+    if (den > kMax) return false;
+  }
+  const auto scale = static_cast<std::int64_t>(den / den_);  // exact: den_ divides den
+  if (scale != 1)
+    for (const std::int64_t v : num_)
+      if (!fits(static_cast<__int128>(v) * scale)) return false;
+  std::vector<std::int64_t> row(static_cast<std::size_t>(d_));
+  for (Eigen::Index c = 0; c < d_; ++c) {
+    const mpq_srcptr q = x[c].backend().data();
+    const __int128 v = static_cast<__int128>(mpz_get_si(mpq_numref(q))) *
+                       (static_cast<std::int64_t>(den) / static_cast<std::int64_t>(mpz_get_si(mpq_denref(q))));
+    if (!fits(v)) return false;
+    row[static_cast<std::size_t>(c)] = static_cast<std::int64_t>(v);
+  }
+  if (scale != 1)
+    for (std::int64_t& v : num_) v *= scale;
+  den_ = static_cast<std::int64_t>(den);
+  num_.insert(num_.end(), row.begin(), row.end());
+  return true;
+}
+
+void TokenSequence::to_fallback() {
+  big_ = points();
+  fallback_ = true;
+  std::vector<std::int64_t>().swap(num_);
+  den_ = 1;
+}
+
+void TokenSequence::shrink_to_fit() {
+  num_.shrink_to_fit();
+  big_.shrink_to_fit();
+}
+
+std::vector<Point> TokenSequence::points() const {
+  if (fallback_) return big_;
+  std::vector<Point> out;
+  out.reserve(n_);
+  for (std::size_t i = 0; i < n_; ++i) out.push_back((*this)[i]);
+  return out;
+}
+
+int compare_tokens(const TokenSequence& a, std::size_t i, const TokenSequence& b, std::size_t j) {
+  if (a.compact() && b.compact() && a.d_ == b.d_) {
+    // a/da < b/db iff a * db < b * da (denominators > 0); products fit in 127 bits.
+    const std::int64_t* x = a.num_.data() + i * static_cast<std::size_t>(a.d_);
+    const std::int64_t* y = b.num_.data() + j * static_cast<std::size_t>(b.d_);
+    for (Eigen::Index c = 0; c < a.d_; ++c) {
+      const __int128 l = static_cast<__int128>(x[c]) * b.den_, r = static_cast<__int128>(y[c]) * a.den_;
+      if (l != r) return l < r ? -1 : 1;
+    }
+    return 0;
+  }
+  const Point x = a[i], y = b[j];
+  if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
+  return lex_less(x, y) ? -1 : lex_less(y, x) ? 1 : 0;
+}
+
+}  // namespace seqi
