@@ -710,8 +710,9 @@ class Propagation {
   // nullopt when the layer must be bounded token by token.
   // rl: reading_layer(ff, form, form.r), i.e. for direction_ = form.r, which the epoch ensures.
   std::optional<SparsePlan> sparse_plan(const FeedForward<Rational>& ff, const FFBound& f, const OneDirectionForm& form,
-                                        const ReadingLayer& rl_form, std::size_t layer, const std::vector<double>& r_mid,
-                                        const std::vector<double>& r_mag, double cU, double cM, double under) {
+                                        const ReadingLayer& rl_form, std::size_t layer,
+                                        const std::vector<double>& r_mid, const std::vector<double>& r_mag, double cU,
+                                        double cM, double under) {
     for (const Rational& s : form.slope)
       if (s == 0) return std::nullopt;
     if (!readings_current_ || !direction_ || !equal_points(*direction_, form.r))
@@ -981,8 +982,9 @@ class Propagation {
   // built once per chunk); adds the decisions counted up to the first failing token and returns
   // that token's failure: the result of a sequential loop, for any threads_.
   template <class OneToken>
-  std::optional<std::string> for_each_token(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form,
-                                            std::size_t w, const std::vector<std::size_t>& tokens, OneToken& one_token) {
+  std::optional<std::string> for_each_token(const FeedForward<Rational>& ff,
+                                            const std::optional<OneDirectionForm>& form, std::size_t w,
+                                            const std::vector<std::size_t>& tokens, OneToken& one_token) {
     constexpr std::size_t kMinChunk = 1024;
     const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(threads_, tokens.size() / kMinChunk));
     const std::size_t size = (tokens.size() + chunks - 1) / chunks;

@@ -8,8 +8,9 @@
 
 namespace seqi {
 
-// Largest power of two delta <= gap / 2 (scaled with the readings, lem:hat-margin); precondition gap > 0. A reading at least `gap`
-// from the centre t_q is then at least delta from every breakpoint t_q - delta, t_q, t_q + delta.
+// Largest power of two delta <= gap / 2 (no cap: it scales with the readings, lem:hat-margin);
+// precondition gap > 0. A reading at least `gap` from the centre t_q is then at least delta from
+// every breakpoint t_q - delta, t_q, t_q + delta.
 Rational hat_half_width_with_margin(const Rational& gap);
 
 // Indices 0..n-1 by decreasing reading (ties by index): the placement hats act in this order,
