@@ -7,6 +7,7 @@ packages=(
   libboost-dev libboost-test-dev                 # Boost.Multiprecision, Boost.Test
   libeigen3-dev nlohmann-json3-dev libcli11-dev  # vectors, JSON, command line
   nettle-dev zlib1g-dev                          # SHA-256 in certificates, gzip for IDX files
+  libjemalloc-dev                                # the programs' malloc (small GMP limbs: half the memory)
   libopenmpi-dev openmpi-bin                     # verify-mpi (README: running on a cluster)
   dataset-fashion-mnist                          # real data for the importer
   clang libclang-rt-14-dev clang-tidy            # sanitizers, libFuzzer and clang-tidy in CI

@@ -3,6 +3,7 @@
 // (with exact comparisons of the rational fields), bad input, usage errors, model files, seeds.
 #include <boost/test/unit_test.hpp>
 
+#include "seqi/cli/allocator.hpp"
 #include "scratch_files.hpp"
 
 #include <sys/wait.h>
@@ -582,6 +583,7 @@ BOOST_AUTO_TEST_CASE(help_and_version_exit_0) {
   const Run v = verify({"--version"});
   BOOST_TEST(v.code == 0);
   BOOST_TEST(v.out.find(SEQI_VERSION) != std::string::npos, v.out);
+  BOOST_TEST(v.out.find("(malloc: " + malloc_implementation() + ")") != std::string::npos, v.out);
 }
 
 BOOST_AUTO_TEST_CASE(save_model_to_an_unwritable_path_exits_2) {

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <new>
 #include <stdexcept>
+#include <system_error>
 
 #include "parse_args.hpp"
 #include "seqi/cli/run.hpp"
@@ -132,6 +133,11 @@ int run_import(int argc, char** argv) {
     return kBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << "verify import: out of memory; import fewer or smaller sequences\n";
+    return kOutOfMemory;
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::resource_unavailable_try_again) throw;
+    std::cerr << "verify import: out of memory: could not start a thread (" << e.what()
+              << "). Import fewer or smaller sequences.\n";
     return kOutOfMemory;
   } catch (const std::length_error& e) {
     std::cerr << "verify import: out of memory: a container would exceed its maximum size (" << e.what() << ")\n";

@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 #include <stdexcept>
+#include <system_error>
 #include <vector>
 
 #include "seqi/certification/certificate.hpp"
@@ -203,6 +204,11 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
   } catch (const std::bad_alloc&) {
     err << "verify: out of memory; the input needs more memory than this machine gives. Use a smaller input "
            "(README: peak memory) or run where more memory is available.\n";
+    return kOutOfMemory;
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::resource_unavailable_try_again) throw;
+    err << "verify: out of memory: could not start a thread (" << e.what()
+        << "). Use a smaller input (README: peak memory), fewer --threads, or run where more memory is available.\n";
     return kOutOfMemory;
   } catch (const std::length_error& e) {
     err << "verify: out of memory: a container would exceed its maximum size (" << e.what() << ")\n";

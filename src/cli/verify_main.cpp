@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "parse_args.hpp"
+#include "seqi/cli/allocator.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/cli/unsigned_option.hpp"
 #include "seqi/io/quote_value.hpp"
@@ -17,7 +18,7 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
   CLI::App app{"verify: build and certify a transformer that interpolates a dataset exactly "
                "(Alcalde, Fantuzzi, Zuazua, Thm 1.6 hardmax / Thm 1.8 softmax).\n"
                "Exit codes: 0 verified, 1 not verified, 2 bad input or usage, 3 out of memory."};
-  app.set_version_flag("--version", SEQI_VERSION);
+  app.set_version_flag("--version", std::string(SEQI_VERSION) + " (malloc: " + malloc_implementation() + ")");
   VerifyOptions opt;
   bool exact = false;
   auto* exact_flag = app.add_flag("--exact", exact, "hardmax attention, exact rational arithmetic (the default)");

@@ -1,0 +1,31 @@
+#include "seqi/cli/allocator.hpp"
+
+#include <malloc.h>
+
+#include <cstdlib>
+#include <memory>
+
+#ifdef SEQI_WITH_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
+namespace seqi {
+
+std::string malloc_implementation() {
+#ifdef SEQI_WITH_JEMALLOC
+  const char* version = nullptr;
+  std::size_t length = sizeof version;
+  if (mallctl("version", static_cast<void*>(&version), &length, nullptr, 0) == 0 && version)
+    return std::string("jemalloc ") + version;
+  return "jemalloc";
+#else
+  return "the C library's malloc";
+#endif
+}
+
+std::size_t usable_size_of_allocation(std::size_t bytes) {
+  const std::unique_ptr<void, decltype(&std::free)> p(std::malloc(bytes), &std::free);
+  return p ? malloc_usable_size(p.get()) : 0;
+}
+
+}  // namespace seqi
