@@ -12,6 +12,10 @@
 #include "seqi/cli/allocator.hpp"
 #include "seqi/numbers/rational.hpp"
 
+#ifdef SEQI_WITH_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
+
 using namespace seqi;
 
 BOOST_AUTO_TEST_CASE(the_allocator_is_named) {
@@ -42,3 +46,13 @@ BOOST_AUTO_TEST_CASE(small_gmp_limbs_cost_what_the_build_promises) {
   BOOST_TEST(usable_size_of_allocation(8) >= 8u);
 #endif
 }
+
+#ifdef SEQI_WITH_JEMALLOC
+// allocator.cpp's malloc_conf took effect: freed address space is returned (ulimit -v runs).
+BOOST_AUTO_TEST_CASE(jemalloc_returns_freed_address_space) {
+  bool retain = true;
+  std::size_t length = sizeof retain;
+  BOOST_TEST_REQUIRE(mallctl("opt.retain", static_cast<void*>(&retain), &length, nullptr, 0) == 0);
+  BOOST_TEST(!retain);
+}
+#endif

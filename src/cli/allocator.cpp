@@ -7,6 +7,15 @@
 
 #ifdef SEQI_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
+
+// jemalloc's options, read at its start (MALLOC_CONF in the environment still overrides them).
+// retain:false gives freed address space back instead of keeping it mapped for reuse: under a
+// virtual-memory limit (ulimit -v, common on clusters) retained mappings made small runs fail
+// with "out of memory" at random (test_hardening); time and peak memory are unchanged.
+extern "C" {
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): jemalloc's own hook
+const char* malloc_conf = "retain:false";
+}
 #endif
 
 namespace seqi {
