@@ -147,7 +147,11 @@ BOOST_AUTO_TEST_CASE(conditioning_report_matches_the_counts) {
   const auto cert = certify_construction_hardmax(data, built, false);
   BOOST_TEST(cert.verified);
   const auto& c = cert.conditioning;
+  // The certificate takes ||theta||^2 from the conditioning report (count_model's precondition):
+  // it must equal count_model's own per-block sum.
   BOOST_TEST(c.norm_sq == cert.counts.param_norm_sq);
+  for (unsigned threads : {1u, 2u})
+    BOOST_TEST(count_model(built.model, data.pairs.size(), data.sum_m(), threads).param_norm_sq == c.norm_sq);
   Rational sum = 0;
   for (const auto& p : c.phases) sum += p.norm_sq;
   BOOST_TEST(sum == c.norm_sq);

@@ -164,7 +164,8 @@ Certificate certify_general_softmax(const Dataset& data, const Transformer<Ratio
   if (!opt.tau || *opt.tau <= 0) throw std::invalid_argument("certify_general_softmax: tau > 0 required");
   Certificate cert;
   cert.setting = Setting::softmax;
-  cert.counts = count_model(model, data.pairs.size(), data.sum_m());
+  cert.conditioning = weight_conditioning(model, std::nullopt);
+  cert.counts = count_model(model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);
   GeneralFacts f = facts_of(cert, opt, "softmax");
   f.tau = opt.tau;
   f.precision = opt.precision_bits;
@@ -184,7 +185,6 @@ Certificate certify_general_softmax(const Dataset& data, const Transformer<Ratio
   for (const auto& r : cert.general ? cert.general->sequences : f.sequences)
     sf.max_enclosure_radius = std::max(sf.max_enclosure_radius, r.enclosure_radius);
   const auto dbl = double_cross_check(model, data, opt.tau->convert_to<double>(), std::nullopt, {});
-  cert.conditioning = weight_conditioning(model, std::nullopt);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.softmax = sf;
   cert.general = std::move(f);

@@ -14,7 +14,6 @@ void certify_exact_pass(Certificate& cert, const Dataset& data, const Constructi
   record_phase_end(cert, pass.state(), "input", exec.threads);
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
-  cert.conditioning = weight_conditioning(built.model, collapse, exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
   add_placement_checks(cert, pass.state(), built, exec.threads);
@@ -45,7 +44,8 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
   Certificate cert;
   cert.setting = Setting::hardmax;
   cert.record = built.record;
-  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), exec.threads);
+  cert.conditioning = weight_conditioning(built.model, built.record.collapse_block, exec.threads);
+  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);
   const auto predicted = predicted_construction_params(cert.counts.d, cert.counts.sum_m,
@@ -72,12 +72,12 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
 Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rational>& model) {
   Certificate cert;
   cert.setting = Setting::hardmax;
-  cert.counts = count_model(model, data.pairs.size(), data.sum_m());
+  cert.conditioning = weight_conditioning(model, std::nullopt);
+  cert.counts = count_model(model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);
   add_shape_checks(cert, false);
   ExactForward pass(inputs_of(data));
   for (const auto& b : model.blocks) pass.apply_block(b);
   add_interpolation_check(cert, data, outputs_of(pass.state()));
-  cert.conditioning = weight_conditioning(model, std::nullopt);
   const auto dbl = double_cross_check(model, data, std::nullopt, std::nullopt, {});
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();

@@ -84,11 +84,11 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
-  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), exec.threads);
-  add_shape_checks(cert, true);
-  add_block_count_checks(cert, data, built);
   const std::size_t collapse = built.record.collapse_block;
   cert.conditioning = weight_conditioning(built.model, collapse, exec.threads);
+  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);
+  add_shape_checks(cert, true);
+  add_block_count_checks(cert, data, built);
   const auto inexact = first_inexact_attention(built.model, collapse);
   cert.add({"attention layers other than the collapse are exact under softmax (A = 0 or identity)", "lem:mean-shift",
             !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});

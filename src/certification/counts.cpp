@@ -9,6 +9,14 @@
 namespace seqi {
 
 Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, unsigned threads) {
+  std::vector<Rational> norm_sq(model.blocks.size());
+  for_each_index(model.blocks.size(), threads, [&](std::size_t k) {
+    norm_sq[k] = model.blocks[k].ff.stored_norm_sq() + model.blocks[k].sa.stored_norm_sq();
+  });
+  return count_model(model, N, sum_m, exact_sum(std::move(norm_sq)));
+}
+
+Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, Rational param_norm_sq) {
   Counts c;
   c.N = N;
   c.d = static_cast<std::size_t>(model.dimension);
@@ -18,10 +26,6 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
   c.blocks_bound_softmax = 2 * sum_m + 3 * N;
   c.width = model.max_width();
   c.params_bound = (20 * c.d + 22) * sum_m;
-  std::vector<Rational> norm_sq(model.blocks.size());
-  for_each_index(model.blocks.size(), threads, [&](std::size_t k) {
-    norm_sq[k] = model.blocks[k].ff.stored_norm_sq() + model.blocks[k].sa.stored_norm_sq();
-  });
   for (const auto& b : model.blocks) {
     ++c.blocks_by_phase[phase_name(b.phase)];
     c.max_rank_A = std::max(c.max_rank_A, b.sa.A.rank_of_low_rank_part());
@@ -29,7 +33,7 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
     c.params += b.ff.stored_scalars() + b.sa.stored_scalars(c.d);
     c.params_dense += b.ff.stored_scalars() + 1 + 2 * c.d * c.d;
   }
-  c.param_norm_sq = exact_sum(std::move(norm_sq));
+  c.param_norm_sq = std::move(param_norm_sq);
   return c;
 }
 

@@ -29,6 +29,10 @@ struct Counts {
 
 // The blocks' squared norms are computed on `threads` threads; the result does not depend on it.
 Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, unsigned threads = 1);
+// The same with ||theta||^2 already known, e.g. weight_conditioning(model).norm_sq, the same sum
+// of squares of the stored scalars (computing it twice cost seconds on large inpaint models).
+// Precondition: param_norm_sq is that sum for `model`.
+Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, Rational param_norm_sq);
 
 // The structured parameter count lem:fewer-blocks-count predicts for our construction with
 // `runs` interpolation blocks: (6d+7) (sum(m) + K) + (8d+8) runs + 4d + 1 + 2d [shift used].
