@@ -15,7 +15,10 @@
 #include "seqi/certification/certificate.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/core/parallel.hpp"
+#include "seqi/construction/construction.hpp"
 #include "seqi/io/dataset_writer.hpp"
+#include "seqi/io/model_json.hpp"
+#include "seqi/model/token_state.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/report/summary.hpp"
 
@@ -104,4 +107,35 @@ BOOST_AUTO_TEST_CASE(random_datasets_certify_identically_on_1_2_and_5_threads) {
     }
   }
   fs::remove_all(dir);
+}
+
+// The construction's threaded steps (inputs_of, placement readings and hats, the shrink, unit
+// balancing) give the same model and record, exactly, on any thread count.
+BOOST_AUTO_TEST_CASE(constructions_are_identical_on_1_2_and_5_threads) {
+  const std::uint64_t seed = 20261201;
+  BOOST_TEST_MESSAGE("seed " << seed);
+  for (std::uint64_t k = 0; k < 6; ++k) {
+    RandomDatasetSpec spec;
+    spec.N = 30 + 10 * k;
+    spec.n_max = 10;
+    spec.m_max = k % 3 + 1;
+    spec.d = 2 + k % 3;
+    spec.max_denominator = 6;
+    spec.share_probability = k % 2 ? 0.3 : 0.0;
+    const Dataset data = random_dataset(spec, seed + k);
+    const Construction one = build_interpolating_transformer(data, seed + k, 1);
+    const std::string model = model_to_json(one.model).dump();
+    BOOST_TEST(one.model.blocks.size() > data.pairs.size());
+    const TokenState in1 = inputs_of(data, 1);
+    for (unsigned threads : {2u, 5u}) {
+      const Construction other = build_interpolating_transformer(data, seed + k, threads);
+      BOOST_TEST(model_to_json(other.model).dump() == model, "dataset " << k << ", " << threads << " threads");
+      BOOST_TEST(other.record.placement.leaders == one.record.placement.leaders);
+      BOOST_TEST(equal_points(other.record.placement.reading, one.record.placement.reading));
+      const TokenState in = inputs_of(data, threads);
+      BOOST_TEST(in.begin == in1.begin);
+      BOOST_REQUIRE(in.tokens.size() == in1.tokens.size());
+      for (std::size_t i = 0; i < in.tokens.size(); ++i) BOOST_TEST(equal_points(in.tokens[i], in1.tokens[i]));
+    }
+  }
 }

@@ -10,7 +10,7 @@ namespace {
 // state is freed on return, before the float runs make their own copies.
 void certify_exact_pass(Certificate& cert, const Dataset& data, const Construction& built, bool brute,
                         const Execution& exec) {
-  ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
+  ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
   record_phase_end(cert, pass.state(), "input", exec.threads);
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;

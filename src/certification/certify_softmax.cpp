@@ -96,7 +96,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   // Everything below evaluates the collapse through the recorded v and a: establish that first.
   if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
 
-  ExactForward pass(inputs_of(data), exec.threads, exec.sharding);
+  ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
   record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(cert, pass, built.model, 0, collapse, exec);

@@ -1042,7 +1042,7 @@ FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, 
 
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
                               const Rational& tau, unsigned precision, unsigned threads) {
-  TokenState inputs = inputs_of(data);
+  TokenState inputs = inputs_of(data, threads);
   std::vector<std::size_t> begin = inputs.begin;
   std::unique_ptr<ExactReference> ref;
   if (kind == Setting::hardmax)

@@ -1,5 +1,6 @@
 #include "seqi/construction/balance_units.hpp"
 
+#include "seqi/core/parallel.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {
@@ -17,8 +18,8 @@ void balance_hidden_units(FeedForward<Rational>& ff) {
   }
 }
 
-void balance_hidden_units(Transformer<Rational>& model) {
-  for (auto& block : model.blocks) balance_hidden_units(block.ff);
+void balance_hidden_units(Transformer<Rational>& model, unsigned threads) {
+  for_each_index(model.blocks.size(), threads, [&](std::size_t b) { balance_hidden_units(model.blocks[b].ff); });
 }
 
 }  // namespace seqi

@@ -155,16 +155,16 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   }
 }
 
-Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed) {
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads) {
   Construction out;
   out.model.dimension = data.dimension;
   out.record.seed = seed;
   Rng rng(seed);
-  TokenState config = inputs_of(data);
+  TokenState config = inputs_of(data, threads);
   const auto first_sa = build_separation(config, rng, out);
-  build_placement(data, config, first_sa, rng, out);
+  build_placement(data, config, first_sa, rng, out, threads);
   build_collapse_and_interpolation(data, rng, out);
-  balance_hidden_units(out.model);  // same function, smaller weights (lem:relu-rescaling)
+  balance_hidden_units(out.model, threads);  // same function, smaller weights (lem:relu-rescaling)
   return out;
 }
 

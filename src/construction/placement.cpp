@@ -4,6 +4,8 @@
 #include <set>
 
 #include "seqi/construction/construction.hpp"
+#include "seqi/core/chunks.hpp"
+#include "seqi/core/parallel.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/hat_margin.hpp"
@@ -49,7 +51,7 @@ Rational distance_to_set(const std::set<Rational>& s, const Rational& t, const R
 }  // namespace
 
 void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rational>& first_sa,
-                     Rng& rng, Construction& out) {
+                     Rng& rng, Construction& out, unsigned threads) {
   auto& rec = out.record.placement;
   const int d = data.dimension;
   rec.C = 4;
@@ -105,9 +107,10 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
       if (!left) return std::nullopt;
       rec.reading = std::move(*left);
     }
-    std::vector<Rational> t;
-    t.reserve(c.tokens.size());
-    for (const auto& x : c.tokens) t.push_back(dot(rec.reading, x));
+    std::vector<Rational> t(c.tokens.size());
+    for_each_chunk(t.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) t[i] = dot(rec.reading, c.tokens[i]);
+    });
     const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
     const Rational span = *tmax - *tmin;
     const auto gap = reading_gaps(t, span > 0 ? span : Rational(1));
@@ -148,7 +151,8 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   std::vector<Rational> leader_t;
   for (std::size_t q : leader_tokens) leader_t.push_back(dot(rec.reading, c.tokens[q]));
   const auto order = decreasing_reading_order(leader_t);
-  for (std::size_t s = 0; s < order.size(); ++s) {
+  std::vector<Block<Rational>> hats(order.size());  // each hat is built alone, kept in this order
+  for_each_index(order.size(), threads, [&](std::size_t s) {
     const std::size_t k = order[s];
     const Point& q = c.tokens[leader_tokens[k]];
     Block<Rational> block{SelfAttention<Rational>::identity(), {}, Phase::placement};
@@ -160,13 +164,18 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
       const Point now = q * rec.eps + C_e1;
       block.ff = hat_layer(rec.reading, dot(rec.reading, now), delta[k], places[k] - now);
     }
-    out.model.blocks.push_back(std::move(block));
-  }
-  for (auto& x : c.tokens)  // x -> eps x + C e1, in place (zero terms skipped)
-    for (Eigen::Index i = 0; i < x.size(); ++i) {
-      if (!x[i].is_zero()) x[i] *= rec.eps;
-      if (!C_e1[i].is_zero()) x[i] += C_e1[i];
+    hats[s] = std::move(block);
+  });
+  for (auto& block : hats) out.model.blocks.push_back(std::move(block));
+  for_each_chunk(c.tokens.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t t = first; t < last; ++t) {  // x -> eps x + C e1, in place (zero terms skipped)
+      Point& x = c.tokens[t];
+      for (Eigen::Index i = 0; i < x.size(); ++i) {
+        if (!x[i].is_zero()) x[i] *= rec.eps;
+        if (!C_e1[i].is_zero()) x[i] += C_e1[i];
+      }
     }
+  });
   for (std::size_t k = 0; k < leader_tokens.size(); ++k) c.tokens[leader_tokens[k]] = places[k];
 }
 

@@ -1,5 +1,7 @@
 #include "seqi/model/token_state.hpp"
 
+#include "seqi/core/parallel.hpp"
+
 namespace seqi {
 
 std::vector<std::size_t> TokenState::owners() const {
@@ -9,13 +11,14 @@ std::vector<std::size_t> TokenState::owners() const {
   return owner;
 }
 
-TokenState inputs_of(const Dataset& data) {
+TokenState inputs_of(const Dataset& data, unsigned threads) {
   TokenState s;
-  s.tokens.reserve(data.total_input_tokens());
-  for (const auto& p : data.pairs) {
-    for (std::size_t i = 0; i < p.input.size(); ++i) s.tokens.push_back(p.input[i]);
-    s.begin.push_back(s.tokens.size());
-  }
+  for (const auto& p : data.pairs) s.begin.push_back(s.begin.back() + p.input.size());
+  s.tokens.resize(s.begin.back());
+  for_each_index(data.pairs.size(), threads, [&](std::size_t j) {  // sequence j writes only its own slots
+    const auto& in = data.pairs[j].input;
+    for (std::size_t i = 0; i < in.size(); ++i) s.tokens[s.begin[j] + i] = in[i];
+  });
   return s;
 }
 

@@ -14,6 +14,7 @@ namespace seqi {
 void balance_hidden_units(FeedForward<Rational>& ff);
 
 // balance_hidden_units on every feed-forward layer of the model.
-void balance_hidden_units(Transformer<Rational>& model);
+// Blocks are independent: they are balanced on `threads` threads.
+void balance_hidden_units(Transformer<Rational>& model, unsigned threads = 1);
 
 }  // namespace seqi

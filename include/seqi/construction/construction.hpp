@@ -61,14 +61,16 @@ struct Construction {
 
 // Preconditions: data satisfies H1-H5 (as returned by the dataset reader).
 // Throws ConstructionError when a generic choice cannot be found (not expected).
-Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed);
+// Independent per-token and per-block steps run on `threads` threads; the construction does not
+// depend on the thread count.
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads = 1);
 
 // Phases, each appending its blocks and advancing `config` (the exact token positions after
 // the blocks built so far; a construction-side forward pass that the certificate redoes).
 // Separation returns the attention layer of the next block: the shift, or the identity.
 SelfAttention<Rational> build_separation(TokenState& config, Rng& rng, Construction& out);
 void build_placement(const Dataset& data, TokenState& config, const SelfAttention<Rational>& first_sa,
-                     Rng& rng, Construction& out);
+                     Rng& rng, Construction& out, unsigned threads = 1);
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);
 
 }  // namespace seqi

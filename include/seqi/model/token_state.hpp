@@ -17,6 +17,7 @@ struct TokenState {
   std::vector<std::size_t> owners() const;
 };
 
-TokenState inputs_of(const Dataset& data);
+// The pairs' inputs as Points, decoded on `threads` threads (the result does not depend on it).
+TokenState inputs_of(const Dataset& data, unsigned threads = 1);
 
 }  // namespace seqi
