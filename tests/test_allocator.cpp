@@ -48,11 +48,16 @@ BOOST_AUTO_TEST_CASE(small_gmp_limbs_cost_what_the_build_promises) {
 }
 
 #ifdef SEQI_WITH_JEMALLOC
-// allocator.cpp's malloc_conf took effect: freed address space is returned (ulimit -v runs).
-BOOST_AUTO_TEST_CASE(jemalloc_returns_freed_address_space) {
+// allocator.cpp's malloc_conf took effect: freed address space is returned (ulimit -v runs),
+// and all threads share one arena.
+BOOST_AUTO_TEST_CASE(jemalloc_options_took_effect) {
   bool retain = true;
   std::size_t length = sizeof retain;
   BOOST_TEST_REQUIRE(mallctl("opt.retain", static_cast<void*>(&retain), &length, nullptr, 0) == 0);
   BOOST_TEST(!retain);
+  unsigned arenas = 0;
+  length = sizeof arenas;
+  BOOST_TEST_REQUIRE(mallctl("opt.narenas", static_cast<void*>(&arenas), &length, nullptr, 0) == 0);
+  BOOST_TEST(arenas == 1u);  // one arena shared by all threads: freed memory is reused across phases
 }
 #endif
