@@ -7,6 +7,8 @@
 #include <gmp.h>
 #include <malloc.h>
 
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "seqi/cli/allocator.hpp"
@@ -17,6 +19,16 @@
 #endif
 
 using namespace seqi;
+
+namespace {
+
+// Usable bytes of a fresh allocation of `bytes` (what the allocator really reserves for it).
+std::size_t usable_size_of_allocation(std::size_t bytes) {
+  const std::unique_ptr<void, decltype(&std::free)> p(std::malloc(bytes), &std::free);
+  return p ? malloc_usable_size(p.get()) : 0;
+}
+
+}  // namespace
 
 BOOST_AUTO_TEST_CASE(the_allocator_is_named) {
   const std::string name = malloc_implementation();

@@ -1,9 +1,6 @@
 #include "seqi/cli/allocator.hpp"
 
-#include <malloc.h>
-
-#include <cstdlib>
-#include <memory>
+#include <cstddef>
 
 #ifdef SEQI_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -33,11 +30,6 @@ std::string malloc_implementation() {
 #else
   return "the C library's malloc";
 #endif
-}
-
-std::size_t usable_size_of_allocation(std::size_t bytes) {
-  const std::unique_ptr<void, decltype(&std::free)> p(std::malloc(bytes), &std::free);
-  return p ? malloc_usable_size(p.get()) : 0;
 }
 
 }  // namespace seqi

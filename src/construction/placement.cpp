@@ -4,13 +4,13 @@
 #include <set>
 
 #include "seqi/construction/construction.hpp"
-#include "seqi/core/chunks.hpp"
-#include "seqi/core/parallel.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/places_left.hpp"
+#include "seqi/core/chunks.hpp"
+#include "seqi/core/parallel.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {

@@ -2,15 +2,11 @@
 // GMP's one-limb numerator and denominator arrays (8 bytes) then cost 8 bytes each instead of
 // glibc's 32-byte minimum chunk, which roughly halves the peak memory of large runs (issue 16).
 #pragma once
-#include <cstddef>
 #include <string>
 
 namespace seqi {
 
 // "jemalloc <version>" when linked against it, else "the C library's malloc".
 std::string malloc_implementation();
-
-// Usable bytes of a fresh allocation of `bytes` (what the allocator really reserves for it).
-std::size_t usable_size_of_allocation(std::size_t bytes);
 
 }  // namespace seqi
