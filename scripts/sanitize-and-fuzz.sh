@@ -12,11 +12,13 @@ seconds="${1:-60}"
 cmake -S . -B build-san -DCMAKE_CXX_COMPILER=clang++ -DSEQI_FUZZ=ON -DSEQI_WERROR=ON -DSEQI_MPI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 > /dev/null
 cmake --build build-san -j"$(nproc)"
+echo "== sanitizer build: $SECONDS s"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The random sweep runs 150 datasets here (600 in the plain build): every code path, a quarter of the time.
 # verify-mpi is not built here (SEQI_MPI=OFF): Open MPI under ASan is not set up; test_sharding
 # covers the splitting of the work with threads.
 (cd build-san && SEQI_SWEEP_COUNT=150 ctest --output-on-failure -j"$(nproc)" --label-exclude "long|install|mpi")
+echo "== sanitizer build and suite: $SECONDS s"
 corpus=build-san/fuzz-corpus
 mkdir -p "$corpus"
 cp datasets/*.json datasets/regression/*.json tests/bad-input/*.json tests/fuzz-regressions/* "$corpus"/ 2>/dev/null || true
