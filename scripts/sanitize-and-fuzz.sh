@@ -6,9 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
-# A unity build (16 sources per unit): the libraries compile in about 40% of the CPU time, since
-# every file instantiates the same Boost and Eigen templates. The plain build (scripts/build.sh)
-# still compiles each file alone, so a missing include is caught there.
+# A unity build (16 sources per unit) like the plain one (scripts/build.sh says why).
 cmake -S . -B build-san -DCMAKE_CXX_COMPILER=clang++ -DSEQI_FUZZ=ON -DSEQI_WERROR=ON -DSEQI_MPI=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 > /dev/null
 cmake --build build-san -j"$(nproc)"

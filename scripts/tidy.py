@@ -4,12 +4,14 @@
 Each directory is checked as one unity translation unit (a generated file that #includes its
 .cpp files), because the cost of clang-tidy is dominated by walking the Boost and Eigen
 instantiations every file shares: one unity unit per directory is several times faster than
-one run per file. Diagnostics in the included files are reported (the header filter covers
+one run per file. The build itself may be a unity build: its batched sources are expanded to
+their member files here, and every .cpp under src/ and tools/ must be found. Diagnostics in the included files are reported (the header filter covers
 src/ and tools/). If a unity unit does not compile (two files of a directory defining the same
 internal name), that directory is checked file by file instead.
 """
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -35,6 +37,24 @@ def compile_args(entry):
             continue
         out.append(a)
     return out
+
+
+def sources_of(entry):
+    """The .cpp files an entry compiles: the file itself, or the members of a CMake unity source."""
+    path = os.path.realpath(entry["file"])
+    if os.path.basename(os.path.dirname(path)) != "Unity":
+        return [path]
+    with open(path) as f:
+        return [os.path.realpath(m) for m in re.findall(r'^#include "(.+\.cpp)"', f.read(), re.MULTILINE)]
+
+
+def checked_sources():
+    """Every .cpp under src/ and tools/: each must be checked."""
+    found = set()
+    for top in ("src", "tools"):
+        for d, _, names in os.walk(os.path.join(ROOT, top)):
+            found.update(os.path.realpath(os.path.join(d, n)) for n in names if n.endswith(".cpp"))
+    return found
 
 
 def tidy(files, args, unity_dir):
@@ -70,13 +90,19 @@ def main():
         subprocess.run([os.path.join(ROOT, "scripts", "build.sh")], check=True)
     db = json.load(open(db_path))
     groups = {}
+    seen = set()
     for entry in db:
-        path = os.path.realpath(entry["file"])
-        rel = os.path.relpath(path, ROOT)
-        if not (rel.startswith("src/") or rel.startswith("tools/")) or not rel.endswith(".cpp"):
-            continue
-        d = os.path.dirname(rel)
-        groups.setdefault(d, ([], compile_args(entry)))[0].append(path)
+        for path in sources_of(entry):
+            rel = os.path.relpath(path, ROOT)
+            if not (rel.startswith("src/") or rel.startswith("tools/")) or path in seen:
+                continue
+            seen.add(path)
+            groups.setdefault(os.path.dirname(rel), ([], compile_args(entry)))[0].append(path)
+    missing = sorted(os.path.relpath(p, ROOT) for p in checked_sources() - seen)
+    if missing:  # never pass by checking less than the tree
+        print("clang-tidy: not in build/compile_commands.json (re-run scripts/build.sh): " + ", ".join(missing),
+              file=sys.stderr)
+        return 1
     for files, _ in groups.values():
         files.sort()
     jobs = int(os.environ.get("SEQI_TIDY_JOBS", os.cpu_count() or 1))
