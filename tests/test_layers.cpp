@@ -571,7 +571,11 @@ BOOST_AUTO_TEST_CASE(carried_token_through_flat_hat) {
     const auto out = apply_carried(ff, CarriedToken::exact(x), nullptr);
     BOOST_TEST_REQUIRE(out.has_value());
     BOOST_TEST(out->is_exact());
+    BOOST_TEST(out->w.size() == 0);  // no stored zero direction
     CHECK_POINT(out->p, ff.apply(x));
+    const auto [rlo, rhi] = out->reading(v);
+    BOOST_TEST(rlo == dot(v, out->p));
+    BOOST_TEST(rhi == rlo);
   }
 }
 

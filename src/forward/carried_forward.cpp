@@ -11,6 +11,7 @@ namespace seqi {
 namespace {
 
 bool same_token(const CarriedToken& a, const CarriedToken& b) {
+  if (a.is_exact() || b.is_exact()) return a.is_exact() && b.is_exact() && equal_points(a.p, b.p);
   return a.lo == b.lo && a.hi == b.hi && equal_points(a.p, b.p) && equal_points(a.w, b.w);
 }
 

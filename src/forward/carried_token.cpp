@@ -3,15 +3,17 @@
 namespace seqi {
 
 std::pair<Rational, Rational> CarriedToken::reading(const Point& r) const {
-  const Rational base = dot(r, p), slope = dot(r, w);
+  const Rational base = dot(r, p);
+  if (is_exact()) return {base, base};
+  const Rational slope = dot(r, w);
   const Rational a = base + slope * lo, b = base + slope * hi;
   return a <= b ? std::pair{a, b} : std::pair{b, a};
 }
 
 std::optional<CarriedToken> apply_carried(const FeedForward<Rational>& ff, const CarriedToken& x,
                                           std::size_t* straddling_unit) {
-  CarriedToken y{x.p * ff.eta, x.w * ff.eta, x.lo, x.hi};
   const bool exact = x.is_exact();
+  CarriedToken y{x.p * ff.eta, exact ? Point() : Point(x.w * ff.eta), x.lo, x.hi};
   for (Eigen::Index i = 0; i < ff.U.rows(); ++i) {
     // Pre-activation g(c) = base + c * slope is affine in c: its sign over [lo, hi] is
     // decided by the two endpoints, exactly.
@@ -27,7 +29,7 @@ std::optional<CarriedToken> apply_carried(const FeedForward<Rational>& ff, const
       if (!exact) y.w += ff.W.col(i) * slope;
     }
   }
-  if (y.w.isZero()) y.lo = y.hi = 0;
+  if (y.is_exact()) y = CarriedToken::exact(y.p);
   return y;
 }
 

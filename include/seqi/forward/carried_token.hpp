@@ -11,11 +11,13 @@
 namespace seqi {
 
 struct CarriedToken {
-  Point p, w;       // w = 0: the token is the exact point p
+  // w empty or 0: the exact point p. exact() and apply_carried leave w empty, so that a large
+  // state of exact tokens holds no d zero rationals per token.
+  Point p, w;
   Rational lo, hi;  // c in [lo, hi]
 
-  static CarriedToken exact(const Point& x) { return {x, Point::Zero(x.size()), 0, 0}; }
-  bool is_exact() const { return w.isZero(); }
+  static CarriedToken exact(const Point& x) { return {x, Point(), 0, 0}; }
+  bool is_exact() const { return w.size() == 0 || w.isZero(); }
   // Reading r.x as an interval [rlo, rhi].
   std::pair<Rational, Rational> reading(const Point& r) const;
 };
