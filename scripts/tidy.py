@@ -5,9 +5,10 @@ Each directory is checked as one unity translation unit (a generated file that #
 .cpp files), because the cost of clang-tidy is dominated by walking the Boost and Eigen
 instantiations every file shares: one unity unit per directory is several times faster than
 one run per file. The build itself may be a unity build: its batched sources are expanded to
-their member files here, and every .cpp under src/ and tools/ must be found. Diagnostics in the included files are reported (the header filter covers
-src/ and tools/). If a unity unit does not compile (two files of a directory defining the same
-internal name), that directory is checked file by file instead.
+their member files here, and every .cpp under src/ and tools/ must be found. Diagnostics in
+the included files are reported (the header filter covers src/ and tools/). If a unity unit
+does not compile (two files of a directory defining the same internal name), that directory is
+checked file by file instead.
 """
 import json
 import os

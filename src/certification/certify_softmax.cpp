@@ -62,7 +62,8 @@ std::optional<std::string> exact_outputs(const CarriedForward& carried, std::vec
 TokenState enclosure_centres(const CarriedForward& carried) {
   TokenState s;
   s.begin = carried.begin();
-  for (const auto& t : carried.tokens()) s.tokens.push_back(t.is_exact() ? t.p : Point(t.p + t.w * ((t.lo + t.hi) / 2)));
+  for (const auto& t : carried.tokens())
+    s.tokens.push_back(t.is_exact() ? t.p : Point(t.p + t.w * ((t.lo + t.hi) / 2)));
   return s;
 }
 
@@ -183,7 +184,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
             outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
                                      " <= df = " + approx_decimal(df)});
-  (void)pass.release_state();  // X dangles from here: the carry needs only `carried`, so the exact state goes first
+  (void)pass.release_state();  // the carry needs only `carried`: the exact state goes first (X dangles)
   progress_phase(exec.progress, "certifying: carrying the enclosures through the later blocks", 0);
   add_carry_checks(cert, data, carried,
                    collapse_failure ? collapse_failure
