@@ -29,7 +29,10 @@ std::optional<CarriedToken> apply_carried(const FeedForward<Rational>& ff, const
       if (!exact) y.w += ff.W.col(i) * slope;
     }
   }
-  if (y.is_exact()) y = CarriedToken::exact(y.p);
+  if (y.is_exact()) {  // stored as exact() stores it: w empty (no copy of p)
+    y.w = Point();
+    y.lo = y.hi = 0;
+  }
   return y;
 }
 
