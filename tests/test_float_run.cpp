@@ -470,6 +470,56 @@ BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
   BOOST_TEST(shown >= 1u);
 }
 
+// Softmax certificates of random constructions: the float64 bound, whose reference encloses the
+// collapse by the certification's plan (lem:softmax-enclosure) and carries the enclosures on
+// threads, holds against the independent 500-bit softmax oracle in three summation orders; its
+// facts are the same on 1 and 3 threads.
+BOOST_AUTO_TEST_CASE(softmax_certificates_float_runs_lie_within_delta) {
+  const auto seed = base_seed("softmax");
+  std::size_t shown = 0;
+  const std::size_t count = 12;
+  for (std::size_t t = 0; t < count; ++t) {
+    RandomDatasetSpec spec;
+    spec.N = 2 + t % 4;
+    spec.n_max = 5;
+    spec.d = 2 + static_cast<int>(t % 3);
+    spec.share_probability = t % 2 ? 0.3 : 0.0;
+    const Dataset data = random_dataset(spec, seed + t);
+    const Construction built = build_interpolating_transformer(data, seed + t);
+    const Certificate one = certify_construction_softmax(data, built, SoftmaxOptions{}, Execution{nullptr, 1, nullptr});
+    const Certificate three =
+        certify_construction_softmax(data, built, SoftmaxOptions{}, Execution{nullptr, 3, nullptr});
+    BOOST_TEST_CONTEXT("random " << t << " (seed " << seed + t << ")") {
+      BOOST_TEST(one.verified == three.verified);
+      BOOST_TEST_REQUIRE(one.float_run.has_value() == three.float_run.has_value());
+      if (!one.float_run) continue;  // tau was not fixed
+      const FloatRunFacts& f = *one.float_run;
+      BOOST_TEST(f.certified == three.float_run->certified);
+      BOOST_TEST(f.delta == three.float_run->delta);
+      BOOST_TEST(f.decisions == three.float_run->decisions);
+      BOOST_TEST(f.failure == three.float_run->failure);
+      if (!f.certified) continue;
+      ++shown;
+      const Rational& tau = one.softmax->tau_checked;
+      for (const auto& pair : data.pairs) {
+        const auto exact = exact_forward(built.model, pair.input.points(), Setting::softmax, tau);
+        for (Order o : {Order::forward, Order::reverse, Order::pairwise}) {
+          const auto fl = float_forward(built.model, pair.input.points(), Setting::softmax, tau, o);
+          for (std::size_t i = 0; i < fl.size(); ++i)
+            for (Eigen::Index c = 0; c < exact[i].size(); ++c) {
+              const Big err = abs(Big(fl[i][static_cast<std::size_t>(c)]) - exact[i][c]);
+              BOOST_TEST((err <= Big(f.delta) + Big(1e-100)),
+                         "float run off by " << err.convert_to<double>() << " > delta " << f.delta);
+            }
+        }
+      }
+    }
+  }
+  std::cout << "softmax sweep (seed " << seed << "): float64 statement shown for " << shown << " of " << count
+            << " random constructions\n";
+  BOOST_TEST(shown >= 1u);
+}
+
 BOOST_AUTO_TEST_CASE(random_models_float_runs_lie_within_delta) {
   const auto seed = base_seed("random");
   for (Setting kind : {Setting::hardmax, Setting::softmax}) {

@@ -86,9 +86,9 @@ void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, con
 }
 
 PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase) {
-  constexpr std::size_t kSequences = 4, kTokens = 40;
+  constexpr std::size_t kTokens = 40;
   PhaseSnapshot snap{phase, {}};
-  for (std::size_t j = 0; j < std::min(kSequences, s.sequences()); ++j) {
+  for (std::size_t j = 0; j < std::min(kSnapshotSequences, s.sequences()); ++j) {
     snap.sequences.emplace_back();
     for (std::size_t i = s.begin[j]; i < std::min(s.begin[j + 1], s.begin[j] + kTokens); ++i)
       snap.sequences.back().emplace_back(s.tokens[i][0].convert_to<double>(), s.tokens[i][1].convert_to<double>());

@@ -2,9 +2,12 @@
 // the collapse is enclosed on the exact direction v (lem:softmax-enclosure) and carried
 // exactly through the flat hats (lem:direction-carrying); tau* is certified (lem:tau-star).
 #include <algorithm>
+#include <memory>
+#include <variant>
 
 #include "seqi/forward/carried_forward.hpp"
 #include "seqi/certification/certificate_checks.hpp"
+#include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/double_cross_check.hpp"
 #include "seqi/certification/float_run_check.hpp"
@@ -45,43 +48,41 @@ std::optional<std::string> carry_through(CarriedForward& carried, const Transfor
   return std::nullopt;
 }
 
-// Final tokens as exact points; a token still carrying an enclosure is reported.
-std::optional<std::string> exact_outputs(const CarriedForward& carried, std::vector<std::vector<Point>>& outputs) {
-  const auto& t = carried.tokens();
-  for (std::size_t j = 0; j + 1 < carried.begin().size(); ++j) {
-    outputs.emplace_back();
-    for (std::size_t i = carried.begin()[j]; i < carried.begin()[j + 1]; ++i) {
-      if (!t[i].is_exact()) return carried.where(i) + ": output is still an enclosure, not an exact point";
-      outputs.back().push_back(t[i].p);
-    }
-  }
-  return std::nullopt;
-}
-
-// Midpoints p + w (lo + hi)/2 of the enclosures (for figures).
-TokenState enclosure_centres(const CarriedForward& carried) {
+// Midpoints p + w (lo + hi)/2 of the enclosures of the first `sequences` sequences (for figures).
+TokenState enclosure_centres(const CarriedForward& carried, std::size_t sequences) {
   TokenState s;
-  s.begin = carried.begin();
-  for (const auto& t : carried.tokens())
-    s.tokens.push_back(t.is_exact() ? t.p : Point(t.p + t.w * ((t.lo + t.hi) / 2)));
+  const auto& b = carried.begin();
+  s.begin.assign(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(std::min(sequences, b.size() - 1) + 1));
+  for (std::size_t i = 0; i < s.begin.back(); ++i) {
+    const auto& t = carried.tokens()[i];
+    s.tokens.push_back(t.is_exact() ? t.p : Point(t.p + t.direction() * ((t.lo + t.hi) / 2)));
+  }
   return s;
 }
 
+// The final tokens must all be exact points: they are moved out of `carried` and compared with
+// the targets (lem:interpolation).
 void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& carried,
-                      const std::optional<std::string>& carry_failure, const Execution& exec = {}) {
-  std::vector<std::vector<Point>> outputs;
-  auto failure = carry_failure ? carry_failure : exact_outputs(carried, outputs);
-  if (!failure) record_phase_end(cert, enclosure_centres(carried), "interpolation");
+                      std::optional<std::string> failure, const Execution& exec) {
+  std::optional<TokenState> out;
+  if (!failure) {
+    auto released = carried.release_points();
+    if (auto* s = std::get_if<TokenState>(&released))
+      out = std::move(*s);
+    else
+      failure = carried.where(std::get<std::size_t>(released)) + ": output is still an enclosure, not an exact point";
+  }
+  if (out) record_phase_end(cert, *out, "interpolation", exec.threads);
   cert.add({"softmax enclosures carried exactly through every later layer", "lem:direction-carrying", !failure, true,
             failure ? *failure : "every output is an exact rational point"});
-  if (!failure) add_interpolation_check(cert, data, outputs, exec);
+  if (out) add_interpolation_check(cert, data, outputs_of(std::move(*out)), exec);
 }
 
 // Everything but the float runs: the exact pass, tau*, the collapse enclosures and their carry
-// to the output. cert.softmax is set when tau was fixed. The exact and the carried token states
-// are freed on return, before the float runs make their own copies.
+// to the output. cert.softmax is set when tau was fixed, and plan_out once the collapse was
+// planned. The token state is freed on return, before the float runs make their own.
 Certificate certify_softmax_exactly(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                    const Execution& exec) {
+                                    const Execution& exec, std::optional<CollapseEnclosures>& plan_out) {
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
@@ -134,57 +135,49 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
 
   // Collapse: the O(1) bound of lem:softmax-enclosure per sequence, per-token enclosures where it is too weak.
   const auto& sa = built.model.blocks[collapse].sa;  // = (rho, alpha I, v a^T), checked above
-  const auto& v = built.record.interpolation.v;
-  const auto& a = built.record.interpolation.a;
-  CarriedForward carried(pass.state(), facts.precision);
-  const auto& X = pass.state();
-  std::optional<std::string> collapse_failure;
-  progress_phase(exec.progress, "certifying: softmax collapse enclosures (sequences)", X.sequences());
+  CollapseEnclosures& plan = plan_out.emplace();
+  plan.block = collapse;
+  plan.tau = facts.tau_checked;
+  plan.v = std::make_shared<const Point>(built.record.interpolation.v);
+  plan.a = built.record.interpolation.a;
+  plan.attends = lp.attends;
+  progress_phase(exec.progress, "certifying: softmax collapse enclosures (sequences)", n.size());
   // Per sequence (on exec.threads threads): the O(1) radius, or nullopt where it exceeds df.
-  std::vector<std::optional<Rational>> radii(X.sequences());
+  plan.radius.resize(n.size());
   for_each_index_shared(
-      X.sequences(), exec,
+      n.size(), exec,
       [&](std::size_t j) {
         progress_advance(exec.progress);
         if (opt.brute) return;
         Rational r = lp.margin[j] ? collapse_error_bound(n[j], *lp.margin[j], lp.spread[j], facts.tau_checked,
                                                          facts.precision)
                                   : Rational(0);
-        if (r <= df) radii[j] = std::move(r);
+        if (r <= df) plan.radius[j] = std::move(r);
       },
-      [&](ByteWriter& w, std::size_t j) { w.put(radii[j]); },
-      [&](ByteReader& r, std::size_t j) { radii[j] = r.optional_rational(); });
-  for (std::size_t j = 0; j < X.sequences(); ++j) {
-    const std::optional<Rational>& radius = radii[j];
-    if (!radius) {
-      ++facts.sequences_refined;
-      if (auto f = carried.apply_attention_to(sa, facts.tau_checked, j); f && !collapse_failure)
-        collapse_failure = "block " + std::to_string(collapse + 1) + ": " + *f;
-      continue;
-    }
-    for (std::size_t i = X.begin[j]; i < X.begin[j + 1]; ++i) {
-      const Rational z = dot(a, X.tokens[lp.attends[i]]);
-      carried.set_token(i, CarriedToken{X.tokens[i] * sa.rho, v, z - *radius, z + *radius});
-    }
-  }
-  cert.snapshots.push_back(snapshot_of(enclosure_centres(carried), "collapse"));
+      [&](ByteWriter& w, std::size_t j) { w.put(plan.radius[j]); },
+      [&](ByteReader& r, std::size_t j) { plan.radius[j] = r.optional_rational(); });
+  facts.sequences_refined = static_cast<std::size_t>(
+      std::count_if(plan.radius.begin(), plan.radius.end(), [](const auto& r) { return !r; }));
+  // The exact state moves into the carried one (no second copy of it).
+  CarriedForward carried(pass.release_state(), facts.precision, exec.threads);
+  const std::vector<Rational> z = leader_values(carried, plan, exec.threads);
+  const std::optional<std::string> collapse_failure = enclose_collapse(carried, sa, plan, z);
+  cert.snapshots.push_back(snapshot_of(enclosure_centres(carried, kSnapshotSequences), "collapse"));
   // Each enclosure must lie in the flat [z - df, z + df] of its leader's value z (lem:softmax-enclosure).
   std::optional<std::string> outside;
   facts.max_enclosure_radius = 0;
-  for (std::size_t i = 0; i < X.tokens.size(); ++i) {
+  for (std::size_t i = 0; i < z.size(); ++i) {
     const auto& t = carried.tokens()[i];
-    const Rational z = dot(a, X.tokens[lp.attends[i]]);
-    const Rational deviation = std::max(z - t.lo, t.hi - z);
+    const Rational deviation = std::max(z[i] - t.lo, t.hi - z[i]);
     facts.max_enclosure_radius = std::max(facts.max_enclosure_radius, deviation);
     if (deviation > df && !outside)
       outside = carried.where(i) + ": its collapse value lies in [" + approx_decimal(t.lo, 12) + ", " +
                 approx_decimal(t.hi, 12) + "], which leaves the flat [z - df, z + df] around its leader's z = " +
-                approx_decimal(z, 12) + " (df = " + approx_decimal(df) + ")";
+                approx_decimal(z[i], 12) + " (df = " + approx_decimal(df) + ")";
   }
   cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
             outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
                                      " <= df = " + approx_decimal(df)});
-  (void)pass.release_state();  // the carry needs only `carried`: the exact state goes first (X dangles)
   progress_phase(exec.progress, "certifying: carrying the enclosures through the later blocks", 0);
   add_carry_checks(cert, data, carried,
                    collapse_failure ? collapse_failure
@@ -199,7 +192,8 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
 
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
                                          const Execution& exec) {
-  Certificate cert = certify_softmax_exactly(data, built, opt, exec);
+  std::optional<CollapseEnclosures> plan;
+  Certificate cert = certify_softmax_exactly(data, built, opt, exec, plan);
   if (!cert.softmax) return cert;  // stopped before tau was fixed: nothing to replay
   const SoftmaxFacts& facts = *cert.softmax;
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
@@ -207,7 +201,8 @@ Certificate certify_construction_softmax(const Dataset& data, const Construction
                                       built.record.collapse_block, cert.lemma_p->attends, exec.threads);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   progress_phase(exec.progress, "certifying: float64 run of the model", 0);
-  add_float_run_check(cert, data, built.model, Setting::softmax, exec.threads, facts.tau_checked, facts.precision);
+  add_float_run_check(cert, data, built.model, Setting::softmax, exec.threads, facts.tau_checked, facts.precision,
+                      plan ? &*plan : nullptr);
   cert.conclude();
   return cert;
 }

@@ -1041,14 +1041,15 @@ FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, 
 }  // namespace
 
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision, unsigned threads) {
+                              const Rational& tau, unsigned precision, unsigned threads,
+                              const CollapseEnclosures* collapse) {
   TokenState inputs = inputs_of(data, threads);
   std::vector<std::size_t> begin = inputs.begin;
   std::unique_ptr<ExactReference> ref;
   if (kind == Setting::hardmax)
     ref = hardmax_reference(std::move(inputs), threads);
   else
-    ref = softmax_reference(inputs, tau, precision);
+    ref = softmax_reference(std::move(inputs), tau, precision, threads, collapse);
   const auto d = static_cast<std::size_t>(model.dimension);
   Propagation run(*ref, std::move(begin), d, tau, threads, model.blocks.size());
   double tau_inv = 0;
@@ -1065,6 +1066,7 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const auto& block = model.blocks[b];
     const LayerPrep& prep = preps.at(b);
+    ref->begin_block(b);
     if (!block.sa.V.is_zero() || block.sa.rho != 1) {  // V = 0, rho = 1: the float run returns xhat exactly
       {
         UpwardRounding up;

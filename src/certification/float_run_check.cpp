@@ -7,8 +7,9 @@
 namespace seqi {
 
 void add_float_run_check(Certificate& cert, const Dataset& data, const Transformer<Rational>& model,
-                         Setting kind, unsigned threads, const Rational& tau, unsigned precision) {
-  const FloatRunFacts f = bound_float_run(model, data, kind, tau, precision, threads);
+                         Setting kind, unsigned threads, const Rational& tau, unsigned precision,
+                         const CollapseEnclosures* collapse) {
+  const FloatRunFacts f = bound_float_run(model, data, kind, tau, precision, threads, collapse);
   cert.add({"float64 run of the rounded weights (a claim beside the exact certificate): every decision equals the "
             "exact one, outputs within delta",
             "lem:float-run", f.certified, false,

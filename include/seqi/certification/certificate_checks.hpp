@@ -24,7 +24,8 @@ void add_interpolation_check(Certificate& cert, const Dataset& data, const std::
 void add_lemma_p_check(Certificate& cert, const TokenState& before_collapse, const Construction& built, bool brute,
                        const Execution& exec = {});
 
-// Snapshot of the first few sequences (for the certificate's figures).
+// Snapshot of the first kSnapshotSequences sequences (for the certificate's figures).
+inline constexpr std::size_t kSnapshotSequences = 4;
 PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
 
 // Max bits and a snapshot of the tokens at the end of a phase.

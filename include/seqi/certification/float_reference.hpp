@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
@@ -37,6 +38,8 @@ class ExactReference {
     return attention(sa);
   }
   virtual std::optional<std::string> feed_forward(const FeedForward<Rational>& ff) = 0;
+  // Called before the layers of block b (0-based), in order; the default ignores it.
+  virtual void begin_block(std::size_t /*b*/) {}
   // The same with one_direction_form(ff) already computed (precondition); the default ignores it.
   virtual std::optional<std::string> feed_forward(const FeedForward<Rational>& ff,
                                                   const std::optional<OneDirectionForm>& /*form*/) {
@@ -45,6 +48,10 @@ class ExactReference {
 };
 
 std::unique_ptr<ExactReference> hardmax_reference(TokenState inputs, unsigned threads);
-std::unique_ptr<ExactReference> softmax_reference(const TokenState& inputs, const Rational& tau, unsigned precision);
+// Softmax: exact points (ExactForward) while every attention layer is exact (lem:mean-shift),
+// carried tokens from the first other one on; the attention layer of collapse->block, when
+// given, is enclosed by that plan (lem:softmax-enclosure).
+std::unique_ptr<ExactReference> softmax_reference(TokenState inputs, const Rational& tau, unsigned precision,
+                                                  unsigned threads, const CollapseEnclosures* collapse);
 
 }  // namespace seqi

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/core/dataset.hpp"
 #include "seqi/model/setting.hpp"
 #include "seqi/model/transformer.hpp"
@@ -33,7 +34,10 @@ struct FloatRunFacts {
 // hardmax in exact rationals, softmax at temperature tau (enclosed with `precision`-bit
 // intervals on exact directions, lem:direction-carrying). threads: tokens of a feed-forward
 // layer (and the hardmax reference's attention) run in parallel; the result does not depend on it.
+// collapse (softmax only, optional): the reference encloses that block's attention layer with
+// this plan (lem:softmax-enclosure) instead of token by token from the softmax weights.
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision, unsigned threads = 1);
+                              const Rational& tau, unsigned precision, unsigned threads = 1,
+                              const CollapseEnclosures* collapse = nullptr);
 
 }  // namespace seqi

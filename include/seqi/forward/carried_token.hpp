@@ -3,6 +3,7 @@
 // A feed-forward layer whose every ReLU has one sign over the whole enclosure maps it to
 // p' + c w' exactly (w' = 0 when the layer's Jacobian kills w: an exact point).
 #pragma once
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,19 +12,30 @@
 namespace seqi {
 
 struct CarriedToken {
-  // w empty or 0: the exact point p. exact() and apply_carried leave w empty, so that a large
-  // state of exact tokens holds no d zero rationals per token.
-  Point p, w;
+  // w null or 0: the exact point p (exact() and apply_carried store null). Directions are
+  // immutable and shared: the collapse gives every token the one v, and a layer that leaves
+  // a direction unchanged keeps the same object (no copy of d rationals per token).
+  Point p;
+  std::shared_ptr<const Point> w;
   Rational lo, hi;  // c in [lo, hi]
 
-  static CarriedToken exact(const Point& x) { return {x, Point(), 0, 0}; }
-  bool is_exact() const { return w.size() == 0 || w.isZero(); }
+  static CarriedToken exact(Point x) { return {std::move(x), nullptr, 0, 0}; }
+  static CarriedToken enclosure(Point p, std::shared_ptr<const Point> w, Rational lo, Rational hi) {
+    return {std::move(p), std::move(w), std::move(lo), std::move(hi)};
+  }
+  static CarriedToken enclosure(Point p, const Point& w, Rational lo, Rational hi) {
+    return enclosure(std::move(p), std::make_shared<const Point>(w), std::move(lo), std::move(hi));
+  }
+  bool is_exact() const { return !w || w->isZero(); }
+  // The direction; precondition: !is_exact().
+  const Point& direction() const { return *w; }
   // Reading r.x as an interval [rlo, rhi].
   std::pair<Rational, Rational> reading(const Point& r) const;
 };
 
 // The image under ff, or nullopt when the pre-activation of some unit straddles 0 over the
-// enclosure (then *straddling_unit names it, 1-based).
+// enclosure (then *straddling_unit names it, 1-based). The image shares x's direction object
+// when the layer leaves the direction unchanged.
 std::optional<CarriedToken> apply_carried(const FeedForward<Rational>& ff, const CarriedToken& x,
                                           std::size_t* straddling_unit);
 
