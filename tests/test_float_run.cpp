@@ -462,6 +462,13 @@ BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
     const Construction built = build_interpolating_transformer(data, seed + t);
     const Certificate cert = certify_construction_hardmax(data, built, false);
     BOOST_TEST_REQUIRE(cert.float_run.has_value());
+    // The bound that followed the certification's pass equals a standalone one with its own run.
+    const FloatRunFacts alone = bound_float_run(built.model, data, Setting::hardmax, 1, 128);
+    BOOST_TEST(cert.float_run->certified == alone.certified);
+    BOOST_TEST(cert.float_run->delta == alone.delta);
+    BOOST_TEST(cert.float_run->failure == alone.failure);
+    BOOST_TEST(cert.float_run->decisions == alone.decisions);
+    BOOST_TEST(cert.float_run->tokens_bounded == alone.tokens_bounded);
     if (!cert.float_run->certified) continue;
     ++shown;
     expect_float_outputs_near_targets(data, built.model, cert.float_run->delta, "random " + std::to_string(t));

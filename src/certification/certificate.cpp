@@ -101,13 +101,34 @@ void record_phase_end(Certificate& cert, const TokenState& s, const std::string&
   cert.snapshots.push_back(snapshot_of(s, phase));
 }
 
+void follow_exactly(FloatRunBound& bound, std::size_t b, ExactForward& pass, const Block<Rational>& block,
+                    const std::vector<std::size_t>* attends, const std::function<void()>& after_attention) {
+  (void)bound.block(
+      b,
+      [&](const std::vector<std::size_t>&) {
+        if (attends)
+          pass.apply_attention_with_proven_argmax(block.sa, *attends);
+        else
+          pass.apply_attention(block.sa);
+        if (after_attention) after_attention();
+        return std::optional<std::string>();
+      },
+      [&](const std::optional<OneDirectionForm>&) {
+        pass.apply_feed_forward(block.ff);
+        return std::optional<std::string>();
+      });
+}
+
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to, const Execution& exec) {
+                      std::size_t to, const Execution& exec, FloatRunBound* bound) {
   const auto& blocks = model.blocks;
   std::size_t hats = 0;
   std::optional<std::pair<std::size_t, Rational>> narrow;  // first hat of S or P without the margin
   for (std::size_t b = from; b < to; ++b) {
-    pass.apply_block(blocks[b]);
+    if (bound)
+      follow_exactly(*bound, b, pass, blocks[b]);
+    else
+      pass.apply_block(blocks[b]);
     if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, phase_name(blocks[b].phase), *w);
     const auto& m = pass.last_centre_margin();
     if (m && (blocks[b].phase == Phase::separation || blocks[b].phase == Phase::placement)) {

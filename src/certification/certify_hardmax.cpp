@@ -1,21 +1,25 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/double_cross_check.hpp"
+#include "seqi/certification/float_reference.hpp"
 #include "seqi/certification/float_run_check.hpp"
 
 namespace seqi {
 namespace {
 
-// The exact forward pass and every check on it (Lemmas P, collapse, interpolation). Its token
-// state is freed on return, before the float runs make their own copies.
-void certify_exact_pass(Certificate& cert, const Dataset& data, const Construction& built, bool brute,
-                        const Execution& exec) {
+// The exact forward pass and every check on it (Lemmas P, collapse, interpolation), with the
+// float64 bound following the same pass (lem:float-run; its facts are returned, not checked
+// here). The token state is freed on return, before the float replays make their own copies.
+FloatRunFacts certify_exact_pass(Certificate& cert, const Dataset& data, const Construction& built, bool brute,
+                                 const Execution& exec) {
   ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
+  ExactReference view(pass);
+  FloatRunBound bound(built.model, view, pass.state().begin, Setting::hardmax, 1, exec.threads);
   record_phase_end(cert, pass.state(), "input", exec.threads);
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
-  run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
+  run_exact_blocks(cert, pass, built.model, 0, collapse, exec, &bound);
   add_placement_checks(cert, pass.state(), built, exec.threads);
   add_collapse_and_order_checks(cert, data, built);
   add_spread_slots_check(cert, data, built);
@@ -24,17 +28,16 @@ void certify_exact_pass(Certificate& cert, const Dataset& data, const Constructi
   add_lemma_p_check(cert, pass.state(), built, brute, exec);
   add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);
   progress_phase(exec.progress, "certifying: exact forward pass from the collapse (blocks)", blocks.size() - collapse);
-  if (cert.lemma_p->ok)  // each argmax is unique and known (lem:P)
-    pass.apply_attention_with_proven_argmax(blocks[collapse].sa, cert.lemma_p->attends);
-  else
-    pass.apply_attention(blocks[collapse].sa);
-  cert.snapshots.push_back(snapshot_of(pass.state(), "collapse"));
-  pass.apply_feed_forward(blocks[collapse].ff);
+  // Lemma P shown: each argmax is unique and known; else the plain hardmax layer.
+  follow_exactly(bound, collapse, pass, blocks[collapse], cert.lemma_p->ok ? &cert.lemma_p->attends : nullptr,
+                 [&] { cert.snapshots.push_back(snapshot_of(pass.state(), "collapse")); });
   if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, "interpolation", *w);
   progress_advance(exec.progress);
-  run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size(), exec);
+  run_exact_blocks(cert, pass, built.model, collapse + 1, blocks.size(), exec, &bound);
   cert.stats = pass.stats();
+  FloatRunFacts float_run = bound.finish();
   add_interpolation_check(cert, data, outputs_of(pass.release_state()), exec);
+  return float_run;
 }
 
 }  // namespace
@@ -57,14 +60,13 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
 
-  certify_exact_pass(cert, data, built, brute, exec);
+  const FloatRunFacts float_run = certify_exact_pass(cert, data, built, brute, exec);
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl = double_cross_check(built.model, data, std::nullopt, built.record.collapse_block,
                                       cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{},
                                       exec.threads);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
-  progress_phase(exec.progress, "certifying: float64 run of the model", 0);
-  add_float_run_check(cert, data, built.model, Setting::hardmax, exec.threads);
+  add_float_run_check(cert, float_run);
   cert.conclude();
   return cert;
 }

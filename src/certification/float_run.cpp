@@ -1040,68 +1040,135 @@ FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, 
 
 }  // namespace
 
-FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision, unsigned threads,
-                              const CollapseEnclosures* collapse) {
-  TokenState inputs = inputs_of(data, threads);
-  std::vector<std::size_t> begin = inputs.begin;
-  std::unique_ptr<ExactReference> ref;
-  if (kind == Setting::hardmax)
-    ref = hardmax_reference(std::move(inputs), threads);
-  else
-    ref = softmax_reference(std::move(inputs), tau, precision, threads, collapse);
-  const auto d = static_cast<std::size_t>(model.dimension);
-  Propagation run(*ref, std::move(begin), d, tau, threads, model.blocks.size());
+struct FloatRunBound::State {
+  State(const Transformer<Rational>& m, ExactReference& ref, std::vector<std::size_t> begin, Setting k,
+        const Rational& tau, unsigned threads)
+      : model(m), kind(k), run(ref, std::move(begin), static_cast<std::size_t>(m.dimension), tau, threads,
+                               m.blocks.size()),
+        preps(m, threads) {}
+  const Transformer<Rational>& model;
+  Setting kind;
+  Propagation run;
+  LayerPreps preps;
   double tau_inv = 0;
+  std::optional<FloatRunFacts> stopped;  // the facts of a bound that failed
+  std::vector<std::size_t> changed;
+};
+
+FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin,
+                             Setting kind, const Rational& tau, unsigned threads)
+    : s_(std::make_unique<State>(model, ref, std::move(begin), kind, tau, threads)) {
+  UpwardRounding up;
+  if (kind == Setting::softmax) {
+    if (auto f = out_of_range(tau, "tau")) {
+      s_->stopped = failed(s_->run.facts(), 0, "attention", *f);
+      return;
+    }
+    s_->tau_inv = magnitude_up(1 / tau);
+  }
+  if (auto f = s_->run.start()) s_->stopped = failed(s_->run.facts(), 0, "input", *f);
+}
+
+FloatRunBound::~FloatRunBound() = default;
+
+bool FloatRunBound::stopped() const { return s_->stopped.has_value(); }
+
+std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAttention& attention,
+                                                const AdvanceFeedForward& feed_forward) {
+  const auto& block = s_->model.blocks[b];
+  Propagation& run = s_->run;
+  const bool attends = !block.sa.V.is_zero() || block.sa.rho != 1;  // else the layer maps x to x, in floats too
+  // The rest of the block once the bound has failed: the exact run only.
+  const auto advance_from = [&](bool at_attention) -> std::optional<std::string> {
+    if (at_attention)
+      if (auto f = attention({})) return f;
+    return feed_forward(one_direction_form(block.ff));
+  };
+  if (s_->stopped) return advance_from(true);
+  const LayerPrep& prep = s_->preps.at(b);
+  if (attends) {
+    UpwardRounding up;
+    run.settle_all(b);
+    std::optional<Point> next_direction;
+    if (prep.one) next_direction = prep.one->r;
+    if (auto f = run.attention(block.sa, s_->kind, s_->tau_inv, next_direction)) {
+      s_->stopped = failed(run.facts(), b, "attention", *f);
+      return advance_from(true);
+    }
+  }
+  if (auto f = attention(attends ? run.argmax() : std::vector<std::size_t>{})) {
+    s_->stopped = failed(run.facts(), b, "attention", "exact run: " + *f);
+    return f;
+  }
+  if (attends) {
+    UpwardRounding up;
+    run.refresh_all();
+  }
+  s_->changed.clear();
   {
     UpwardRounding up;
-    if (kind == Setting::softmax) {
-      if (auto f = out_of_range(tau, "tau")) return failed(run.facts(), 0, "attention", *f);
-      tau_inv = magnitude_up(1 / tau);
+    if (auto f = run.feed_forward(block.ff, prep, b, s_->changed)) {
+      s_->stopped = failed(run.facts(), b, "feed-forward", *f);
+      return feed_forward(prep.one);
     }
-    if (auto f = run.start()) return failed(run.facts(), 0, "input", *f);
   }
-  std::vector<std::size_t> changed;
-  LayerPreps preps(model, threads);
-  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
-    const auto& block = model.blocks[b];
-    const LayerPrep& prep = preps.at(b);
-    ref->begin_block(b);
-    if (!block.sa.V.is_zero() || block.sa.rho != 1) {  // V = 0, rho = 1: the float run returns xhat exactly
-      {
-        UpwardRounding up;
-        run.settle_all(b);
-        std::optional<Point> next_direction;
-        if (prep.one) next_direction = prep.one->r;
-        if (auto f = run.attention(block.sa, kind, tau_inv, next_direction))
-          return failed(run.facts(), b, "attention", *f);
-      }
-      const auto exact = run.argmax().empty() ? ref->attention(block.sa) : ref->attention(block.sa, run.argmax());
-      if (exact) return failed(run.facts(), b, "attention", "exact run: " + *exact);
-      UpwardRounding up;
-      run.refresh_all();
-    }
-    changed.clear();
-    {
-      UpwardRounding up;
-      if (auto f = run.feed_forward(block.ff, prep, b, changed)) return failed(run.facts(), b, "feed-forward", *f);
-    }
-    if (auto f = ref->feed_forward(block.ff, prep.one))
-      return failed(run.facts(), b, "feed-forward", "exact run: " + *f);
-    UpwardRounding up;
-    run.refresh_changed(changed, b);
+  if (auto f = feed_forward(prep.one)) {
+    s_->stopped = failed(run.facts(), b, "feed-forward", "exact run: " + *f);
+    return f;
   }
   UpwardRounding up;
-  run.settle_all(model.blocks.size());
+  run.refresh_changed(s_->changed, b);
+  return std::nullopt;
+}
+
+FloatRunFacts FloatRunBound::finish() {
+  if (s_->stopped) return *s_->stopped;
+  Propagation& run = s_->run;
+  UpwardRounding up;
+  run.settle_all(s_->model.blocks.size());
   FloatRunFacts facts = run.facts();
   double out_max = 0;
-  for (std::size_t i = 0; i < ref->size(); ++i) {
+  for (std::size_t i = 0; i < run.errors().size(); ++i) {
     facts.delta = std::max(facts.delta, run.errors()[i]);
     out_max = std::max(out_max, run.exact_inf(i));
   }
   facts.certified = true;
   facts.relative_delta = out_max > 0 ? facts.delta / out_max : facts.delta;
   return facts;
+}
+
+FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
+                              const Rational& tau, unsigned precision, unsigned threads,
+                              const CollapseEnclosures* collapse) {
+  TokenState inputs = inputs_of(data, threads);
+  std::vector<std::size_t> begin = inputs.begin;
+  if (kind == Setting::hardmax) {
+    ExactForward pass(std::move(inputs), threads);
+    ExactReference ref(pass);
+    FloatRunBound bound(model, ref, std::move(begin), kind, tau, threads);
+    for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
+      (void)bound.block(
+          b,
+          [&](const std::vector<std::size_t>& argmax) {
+            if (argmax.empty())
+              pass.apply_attention(model.blocks[b].sa);
+            else
+              pass.apply_attention_with_proven_argmax(model.blocks[b].sa, argmax);
+            return std::optional<std::string>();
+          },
+          [&](const std::optional<OneDirectionForm>& form) {
+            pass.apply_feed_forward(model.blocks[b].ff, form);
+            return std::optional<std::string>();
+          });
+    return bound.finish();
+  }
+  SoftmaxRun exact(std::move(inputs), tau, precision, threads, collapse);
+  FloatRunBound bound(model, exact.view(), std::move(begin), kind, tau, threads);
+  for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
+    (void)bound.block(
+        b, [&](const std::vector<std::size_t>&) { return exact.attention(b, model.blocks[b].sa); },
+        [&](const std::optional<OneDirectionForm>& form) { return exact.feed_forward(model.blocks[b].ff, form); });
+  return bound.finish();
 }
 
 }  // namespace seqi

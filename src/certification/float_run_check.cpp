@@ -9,7 +9,10 @@ namespace seqi {
 void add_float_run_check(Certificate& cert, const Dataset& data, const Transformer<Rational>& model,
                          Setting kind, unsigned threads, const Rational& tau, unsigned precision,
                          const CollapseEnclosures* collapse) {
-  const FloatRunFacts f = bound_float_run(model, data, kind, tau, precision, threads, collapse);
+  add_float_run_check(cert, bound_float_run(model, data, kind, tau, precision, threads, collapse));
+}
+
+void add_float_run_check(Certificate& cert, const FloatRunFacts& f) {
   cert.add({"float64 run of the rounded weights (a claim beside the exact certificate): every decision equals the "
             "exact one, outputs within delta",
             "lem:float-run", f.certified, false,

@@ -1,5 +1,6 @@
 // Checks shared by the hardmax and softmax certificates.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,18 @@ PhaseSnapshot snapshot_of(const TokenState& s, const std::string& phase);
 // Max bits and a snapshot of the tokens at the end of a phase.
 void record_phase_end(Certificate& cert, const TokenState& s, const std::string& phase, unsigned threads = 1);
 
+// Block b of the exact pass, with the float64 bound following it: the pass applies its own
+// layers (attention with the proven argmax `attends` of Lemma P when given), never the bound's
+// argmax or form; after_attention (optional) runs between the two layers.
+void follow_exactly(FloatRunBound& bound, std::size_t b, ExactForward& pass, const Block<Rational>& block,
+                    const std::vector<std::size_t>* attends = nullptr,
+                    const std::function<void()>& after_attention = {});
+
 // Applies blocks [from, to) exactly, recording each phase end; counts blocks on exec.progress.
+// bound (optional): the float64 bound following this pass (lem:float-run), taken through the
+// same blocks; the pass never uses its results.
 void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to, const Execution& exec = {});
+                      std::size_t to, const Execution& exec = {}, FloatRunBound* bound = nullptr);
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
 // The same, moving the tokens out of s (no second copy of the token state).

@@ -8,11 +8,14 @@
 // A claim separate from the exact certificate: it never changes `verified`.
 #pragma once
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/core/dataset.hpp"
+#include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/model/setting.hpp"
 #include "seqi/model/transformer.hpp"
 
@@ -30,11 +33,48 @@ struct FloatRunFacts {
   std::size_t tokens_bounded = 0, tokens_charged = 0;
 };
 
-// The float run of `model` on every input of `data`, against the exact run of the same model:
+class ExactReference;
+
+// lem:float-run block by block, beside an exact run that the caller advances (the
+// certification's own pass: no second exact run). ref views the exact run's tokens, entering
+// block 0 at construction; it is read between layers and must outlive the bound.
+class FloatRunBound {
+ public:
+  // argmax: every token's proven unique exact argmax (global index) in a hardmax attention layer
+  // with A, V != 0, else empty; the callee may use it or its own. Returns an explanation when the
+  // exact run cannot be followed through the layer.
+  using AdvanceAttention = std::function<std::optional<std::string>(const std::vector<std::size_t>& argmax)>;
+  // form: one_direction_form(ff).
+  using AdvanceFeedForward = std::function<std::optional<std::string>(const std::optional<OneDirectionForm>& form)>;
+
+  // tau: used for softmax only.
+  FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin, Setting kind,
+                const Rational& tau, unsigned threads);
+  ~FloatRunBound();
+  FloatRunBound(const FloatRunBound&) = delete;
+  FloatRunBound& operator=(const FloatRunBound&) = delete;
+
+  // Block b (blocks in order from 0): bounds the float run through its attention layer, calls
+  // attention() to advance the exact run through it (also for a layer with V = 0 and rho = 1,
+  // which maps every x to x), then the same for its feed-forward layer.
+  // After the bound has failed it only advances. Returns the first failure of the callbacks.
+  std::optional<std::string> block(std::size_t b, const AdvanceAttention& attention,
+                                   const AdvanceFeedForward& feed_forward);
+  // Whether the bound has failed (block() then only advances the exact run).
+  bool stopped() const;
+  // The facts, once: after the last block (or once stopped), while ref still views the exact run.
+  FloatRunFacts finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// The float run of `model` on every input of `data`, against an exact run of its own:
 // hardmax in exact rationals, softmax at temperature tau (enclosed with `precision`-bit
 // intervals on exact directions, lem:direction-carrying). threads: tokens of a feed-forward
-// layer (and the hardmax reference's attention) run in parallel; the result does not depend on it.
-// collapse (softmax only, optional): the reference encloses that block's attention layer with
+// layer (and the exact run's layers) run in parallel; the result does not depend on it.
+// collapse (softmax only, optional): the exact run encloses that block's attention layer with
 // this plan (lem:softmax-enclosure) instead of token by token from the softmax weights.
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
                               const Rational& tau, unsigned precision, unsigned threads = 1,

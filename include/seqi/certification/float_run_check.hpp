@@ -6,6 +6,9 @@
 
 namespace seqi {
 
+// The check with facts already computed (a FloatRunBound that followed the certification's pass).
+void add_float_run_check(Certificate& cert, const FloatRunFacts& facts);
+
 // tau, precision and collapse are used for softmax only; threads and collapse as bound_float_run.
 void add_float_run_check(Certificate& cert, const Dataset& data, const Transformer<Rational>& model,
                          Setting kind, unsigned threads, const Rational& tau = 1, unsigned precision = 128,
