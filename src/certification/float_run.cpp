@@ -938,6 +938,7 @@ class Propagation {
   // Token i's exact scores against the tokens of its sequence (all exact points).
   std::vector<Rational> exact_scores(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
                                      std::size_t b1) const {
+    if (sa.A.is_zero()) return std::vector<Rational>(b1 - b0);  // every score is 0 (lem:mean-shift)
     std::vector<Rational> s;
     const Point Ax = sa.A.apply(*ref_.point(i));
     for (std::size_t l = b0; l < b1; ++l) s.push_back(dot(Ax, *ref_.point(l)));
