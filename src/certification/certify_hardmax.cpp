@@ -14,7 +14,7 @@ FloatRunFacts certify_exact_pass(Certificate& cert, const Dataset& data, const C
                                  const Execution& exec) {
   ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
   ExactReference view(pass);
-  FloatRunBound bound(built.model, view, pass.state().begin, Setting::hardmax, 1, exec.threads);
+  FloatRunBound bound(built.model, view, pass.state().begin, Setting::hardmax, std::nullopt, exec.threads);
   record_phase_end(cert, pass.state(), "input", exec.threads);
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;

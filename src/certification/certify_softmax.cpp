@@ -10,6 +10,7 @@
 #include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/double_cross_check.hpp"
+#include "seqi/certification/float_reference.hpp"
 #include "seqi/certification/float_run_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
 #include "seqi/numbers/bit_limit.hpp"
@@ -32,20 +33,42 @@ std::optional<std::size_t> first_inexact_attention(const Transformer<Rational>& 
   return std::nullopt;
 }
 
-// Carries the tokens through blocks [from, end) (attention, then feed-forward); returns a
-// failure naming block, sequence and token.
-std::optional<std::string> carry_through(CarriedForward& carried, const Transformer<Rational>& model,
-                                         std::size_t from, bool skip_first_attention, const Rational& tau) {
+// Carries the tokens through blocks [from, end) with the float64 bound following (attention,
+// then feed-forward); returns a failure naming block, sequence and token.
+std::optional<std::string> carry_through(CarriedForward& carried, FloatRunBound& bound,
+                                         const Transformer<Rational>& model, std::size_t from, const Rational& tau) {
   for (std::size_t b = from; b < model.blocks.size(); ++b) {
     try {
-      if (!(b == from && skip_first_attention))
-        if (auto f = carried.apply_attention(model.blocks[b].sa, tau)) return "block " + std::to_string(b + 1) + ": " + *f;
-      if (auto f = carried.apply_feed_forward(model.blocks[b].ff)) return "block " + std::to_string(b + 1) + ": " + *f;
+      const auto& block = model.blocks[b];
+      if (auto f = bound.block(
+              b, [&](const std::vector<std::size_t>&) { return carried.apply_attention(block.sa, tau); },
+              [&](const std::optional<OneDirectionForm>&) { return carried.apply_feed_forward(block.ff); }))
+        return "block " + std::to_string(b + 1) + ": " + *f;
     } catch (const BitLimitExceeded& e) {
       throw BitLimitExceeded("block " + std::to_string(b + 1) + ", " + e.what());
     }
   }
   return std::nullopt;
+}
+
+// Each enclosure must lie in the flat [z - df, z + df] of its leader's value z (lem:softmax-enclosure);
+// z: leader_values of the state entering the collapse. Sets facts.max_enclosure_radius.
+void add_flat_check(Certificate& cert, SoftmaxFacts& facts, const CarriedForward& carried,
+                    const std::vector<Rational>& z, const Rational& df) {
+  std::optional<std::string> outside;
+  facts.max_enclosure_radius = 0;
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    const auto& t = carried.tokens()[i];
+    const Rational deviation = std::max(z[i] - t.lo, t.hi - z[i]);
+    facts.max_enclosure_radius = std::max(facts.max_enclosure_radius, deviation);
+    if (deviation > df && !outside)
+      outside = carried.where(i) + ": its collapse value lies in [" + approx_decimal(t.lo, 12) + ", " +
+                approx_decimal(t.hi, 12) + "], which leaves the flat [z - df, z + df] around its leader's z = " +
+                approx_decimal(z[i], 12) + " (df = " + approx_decimal(df) + ")";
+  }
+  cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
+            outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
+                                     " <= df = " + approx_decimal(df)});
 }
 
 // Midpoints p + w (lo + hi)/2 of the enclosures of the first `sequences` sequences (for figures).
@@ -78,11 +101,12 @@ void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& ca
   if (out) add_interpolation_check(cert, data, outputs_of(std::move(*out)), exec);
 }
 
-// Everything but the float runs: the exact pass, tau*, the collapse enclosures and their carry
-// to the output. cert.softmax is set when tau was fixed, and plan_out once the collapse was
-// planned. The token state is freed on return, before the float runs make their own.
+// Everything but the float replays: the exact pass, tau*, the collapse enclosures and their
+// carry to the output, with the float64 bound following the same pass (lem:float-run; its facts
+// go to float_run, not checked here). cert.softmax and float_run are set when tau was fixed. The
+// token state is freed on return, before the float replays make their own.
 Certificate certify_softmax_exactly(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                    const Execution& exec, std::optional<CollapseEnclosures>& plan_out) {
+                                    const Execution& exec, std::optional<FloatRunFacts>& float_run) {
   Certificate cert;
   cert.setting = Setting::softmax;
   cert.record = built.record;
@@ -99,9 +123,13 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
 
   ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
+  // The bound's layers before the collapse have A = 0 (checked above; else no bound): they do not
+  // need tau, which Lemma P fixes below.
+  ExactReference view(pass);
+  FloatRunBound bound(built.model, view, pass.state().begin, Setting::softmax, std::nullopt, exec.threads);
   record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
-  run_exact_blocks(cert, pass, built.model, 0, collapse, exec);
+  run_exact_blocks(cert, pass, built.model, 0, collapse, exec, inexact ? nullptr : &bound);
   add_placement_checks(cert, pass.state(), built, exec.threads);
   add_collapse_and_order_checks(cert, data, built);
   add_spread_slots_check(cert, data, built);
@@ -132,10 +160,11 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   cert.add({"tau checked <= certified tau* lower bound", "lem:tau-star",
             tau_star.unbounded || facts.tau_checked <= tau_star.lower, false,
             "tau = " + to_string(facts.tau_checked)});
+  bound.set_tau(facts.tau_checked);
 
   // Collapse: the O(1) bound of lem:softmax-enclosure per sequence, per-token enclosures where it is too weak.
   const auto& sa = built.model.blocks[collapse].sa;  // = (rho, alpha I, v a^T), checked above
-  CollapseEnclosures& plan = plan_out.emplace();
+  CollapseEnclosures plan;
   plan.block = collapse;
   plan.tau = facts.tau_checked;
   plan.v = std::make_shared<const Point>(built.record.interpolation.v);
@@ -158,31 +187,34 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
       [&](ByteReader& r, std::size_t j) { plan.radius[j] = r.optional_rational(); });
   facts.sequences_refined = static_cast<std::size_t>(
       std::count_if(plan.radius.begin(), plan.radius.end(), [](const auto& r) { return !r; }));
-  // The exact state moves into the carried one (no second copy of it).
-  CarriedForward carried(pass.release_state(), facts.precision, exec.threads);
-  const std::vector<Rational> z = leader_values(carried, plan, exec.threads);
-  const std::optional<std::string> collapse_failure = enclose_collapse(carried, sa, plan, z);
-  cert.snapshots.push_back(snapshot_of(enclosure_centres(carried, kSnapshotSequences), "collapse"));
-  // Each enclosure must lie in the flat [z - df, z + df] of its leader's value z (lem:softmax-enclosure).
-  std::optional<std::string> outside;
-  facts.max_enclosure_radius = 0;
-  for (std::size_t i = 0; i < z.size(); ++i) {
-    const auto& t = carried.tokens()[i];
-    const Rational deviation = std::max(z[i] - t.lo, t.hi - z[i]);
-    facts.max_enclosure_radius = std::max(facts.max_enclosure_radius, deviation);
-    if (deviation > df && !outside)
-      outside = carried.where(i) + ": its collapse value lies in [" + approx_decimal(t.lo, 12) + ", " +
-                approx_decimal(t.hi, 12) + "], which leaves the flat [z - df, z + df] around its leader's z = " +
-                approx_decimal(z[i], 12) + " (df = " + approx_decimal(df) + ")";
+  std::optional<CarriedForward> carried;
+  std::optional<std::string> carry_failure;
+  // The collapse block: its attention layer enclosed (the exact state moves into the carried
+  // one), each enclosure checked against its flat, then its feed-forward layer carried.
+  const auto enclose = [&](const std::vector<std::size_t>&) -> std::optional<std::string> {
+    carried.emplace(pass.release_state(), facts.precision, exec.threads);
+    view.follow(*carried);
+    const std::vector<Rational> z = leader_values(*carried, plan, exec.threads);
+    auto failure = enclose_collapse(*carried, sa, plan, z);
+    cert.snapshots.push_back(snapshot_of(enclosure_centres(*carried, kSnapshotSequences), "collapse"));
+    add_flat_check(cert, facts, *carried, z, df);
+    return failure;
+  };
+  try {
+    carry_failure = bound.block(collapse, enclose, [&](const std::optional<OneDirectionForm>&) {
+      return carried->apply_feed_forward(built.model.blocks[collapse].ff);
+    });
+  } catch (const BitLimitExceeded& e) {
+    throw BitLimitExceeded("block " + std::to_string(collapse + 1) + ", " + e.what());
   }
-  cert.add({"every collapse enclosure lies inside its flat at tau", "lem:softmax-enclosure", !outside, true,
-            outside ? *outside : "max distance to the leader's value " + approx_decimal(facts.max_enclosure_radius) +
-                                     " <= df = " + approx_decimal(df)});
-  progress_phase(exec.progress, "certifying: carrying the enclosures through the later blocks", 0);
-  add_carry_checks(cert, data, carried,
-                   collapse_failure ? collapse_failure
-                                    : carry_through(carried, built.model, collapse, true, facts.tau_checked),
-                   exec);
+  if (carry_failure) {
+    carry_failure = "block " + std::to_string(collapse + 1) + ": " + *carry_failure;
+  } else {
+    progress_phase(exec.progress, "certifying: carrying the enclosures through the later blocks", 0);
+    carry_failure = carry_through(*carried, bound, built.model, collapse + 1, facts.tau_checked);
+  }
+  float_run = bound.finish();  // while the carried tokens are alive
+  add_carry_checks(cert, data, *carried, carry_failure, exec);
   cert.softmax = facts;
   cert.conclude();
   return cert;
@@ -192,17 +224,15 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
 
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
                                          const Execution& exec) {
-  std::optional<CollapseEnclosures> plan;
-  Certificate cert = certify_softmax_exactly(data, built, opt, exec, plan);
+  std::optional<FloatRunFacts> float_run;
+  Certificate cert = certify_softmax_exactly(data, built, opt, exec, float_run);
   if (!cert.softmax) return cert;  // stopped before tau was fixed: nothing to replay
   const SoftmaxFacts& facts = *cert.softmax;
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl = double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(),
                                       built.record.collapse_block, cert.lemma_p->attends, exec.threads);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
-  progress_phase(exec.progress, "certifying: float64 run of the model", 0);
-  add_float_run_check(cert, data, built.model, Setting::softmax, exec.threads, facts.tau_checked, facts.precision,
-                      plan ? &*plan : nullptr);
+  add_float_run_check(cert, *float_run);
   cert.conclude();
   return cert;
 }

@@ -58,14 +58,12 @@ const Point* ExactReference::point(std::size_t i) const {
   return t.is_exact() ? &t.p : nullptr;
 }
 
-SoftmaxRun::SoftmaxRun(TokenState inputs, const Rational& tau, unsigned precision, unsigned threads,
-                       const CollapseEnclosures* collapse)
+SoftmaxRun::SoftmaxRun(TokenState inputs, const Rational& tau, unsigned precision, unsigned threads)
     : exact_(std::in_place, std::move(inputs), threads), view_(*exact_), tau_(tau), precision_(precision),
-      threads_(threads), collapse_(collapse) {}
+      threads_(threads) {}
 
-std::optional<std::string> SoftmaxRun::attention(std::size_t b, const SelfAttention<Rational>& sa) {
-  const bool planned = collapse_ && b == collapse_->block;
-  if (exact_ && !planned && (sa.is_identity() || sa.is_mean_shift())) {
+std::optional<std::string> SoftmaxRun::attention(const SelfAttention<Rational>& sa) {
+  if (exact_ && (sa.is_identity() || sa.is_mean_shift())) {
     exact_->apply_attention(sa);  // weights exactly 1/n in softmax too (lem:mean-shift)
     return std::nullopt;
   }
@@ -74,8 +72,7 @@ std::optional<std::string> SoftmaxRun::attention(std::size_t b, const SelfAttent
     view_.follow(*carried_);
     exact_.reset();
   }
-  if (!planned) return carried_->apply_attention(sa, tau_);
-  return enclose_collapse(*carried_, sa, *collapse_, leader_values(*carried_, *collapse_, threads_));
+  return carried_->apply_attention(sa, tau_);
 }
 
 std::optional<std::string> SoftmaxRun::feed_forward(const FeedForward<Rational>& ff,

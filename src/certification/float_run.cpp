@@ -260,12 +260,13 @@ struct TokenScratch {
 
 class Propagation {
  public:
-  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, Rational tau, unsigned threads,
-              std::size_t layers)
-      : ref_(ref), begin_(std::move(begin)), d_(d), tau_(std::move(tau)), threads_(threads), mid_(ref.size() * d),
+  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, unsigned threads, std::size_t layers)
+      : ref_(ref), begin_(std::move(begin)), d_(d), threads_(threads), mid_(ref.size() * d),
         rad_(ref.size()), e_(ref.size()), rho_(ref.size()), stamp_(ref.size()), t_lo_(ref.size()), t_hi_(ref.size()),
         right_(layers), left_(layers) {}
 
+  // Softmax: the temperature, before the first attention layer with A != 0.
+  void set_tau(const Rational& tau) { tau_ = tau; }
   const std::vector<double>& errors() const { return e_; }
   // After a hardmax attention layer with A != 0 and V != 0: every token's unique exact argmax
   // (shown by exact score gaps, lem:float-scores); empty otherwise.
@@ -871,15 +872,18 @@ class Propagation {
       ++tally.decisions;
       return Applied{float_inf(best), e_[best]};
     }
-    // Softmax (lem:float-softmax): scores/tau perturbed by eps1, log-weights by eta.
-    const double S = dd * a.mag * xs;  // >= |s*_il|
+    // Softmax (lem:float-softmax): scores/tau perturbed by eps1, log-weights by eta. A = 0: every
+    // score is exactly 0 in both runs (eps = S = 0), so eta = 5u, all keys tie, and nothing here
+    // depends on tau (tau_inv and tau_ may still be unset).
+    const double S = dd * a.mag * xs;  // >= |s*_il|; 0 when A = 0
     const double g = gamma_up(n);
     const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
     // Both bounds below hold when their hypotheses do; the smaller one is kept.
     std::optional<double> by_gaps;
-    if (auto tail = softmax_tail(sa, i, b0, b1, need, S, eps, tau_inv))  // lem:float-softmax-gaps
-      by_gaps = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 0x1p-1069;
-    const double eps1 = (eps * (1 + u) + 2 * u * S) * tau_inv * (1 + 2 * u);
+    if (!A.zero)
+      if (auto tail = softmax_tail(sa, i, b0, b1, need, S, eps, tau_inv))  // lem:float-softmax-gaps
+        by_gaps = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 0x1p-1069;
+    const double eps1 = A.zero ? 0 : (eps * (1 + u) + 2 * u * S) * tau_inv * (1 + 2 * u);
     const double eta = eps1 + 2 * u * (S * tau_inv + eps1) + 5 * u;
     if (!(2 * eta <= 1)) {
       if (by_gaps) return Applied{xs + *by_gaps, *by_gaps};
@@ -888,7 +892,8 @@ class Propagation {
       return std::nullopt;
     }
     // >= |pihat - pi|_1; at most 2 (e^{2 eta} - 1)(1 - pi_top) when the exact scores are known.
-    const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail_weight(sa, i, b0, b1)) + nn * 0x1p-1070;
+    const double tail = A.zero ? (n > 1 ? 1 : 0) : tail_weight(sa, i, b0, b1);  // A = 0: gap 0, (n - 1) e^0
+    const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail) + nn * 0x1p-1070;
     const double err = std::min(cm * xmax + emax + dpi * xs + nn * 0x1p-1072, by_gaps.value_or(kGuard));
     return Applied{xs + err, err};
   }
@@ -1013,7 +1018,7 @@ class Propagation {
   ExactReference& ref_;
   std::vector<std::size_t> begin_;
   std::size_t d_;
-  Rational tau_;
+  Rational tau_;  // softmax (set_tau)
   unsigned threads_;
   std::vector<double> mid_, rad_, e_;
   std::vector<double> rho_;           // >= |direction_.(xhat_i - x*_i)| while direction_ is set
@@ -1043,31 +1048,39 @@ FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, 
 
 struct FloatRunBound::State {
   State(const Transformer<Rational>& m, ExactReference& ref, std::vector<std::size_t> begin, Setting k,
-        const Rational& tau, unsigned threads)
-      : model(m), kind(k), run(ref, std::move(begin), static_cast<std::size_t>(m.dimension), tau, threads,
-                               m.blocks.size()),
+        unsigned threads)
+      : model(m), kind(k), run(ref, std::move(begin), static_cast<std::size_t>(m.dimension), threads, m.blocks.size()),
         preps(m, threads) {}
   const Transformer<Rational>& model;
   Setting kind;
   Propagation run;
   LayerPreps preps;
+  bool tau_set = false;
   double tau_inv = 0;
+  std::size_t next_block = 0;
   std::optional<FloatRunFacts> stopped;  // the facts of a bound that failed
   std::vector<std::size_t> changed;
 };
 
 FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin,
-                             Setting kind, const Rational& tau, unsigned threads)
-    : s_(std::make_unique<State>(model, ref, std::move(begin), kind, tau, threads)) {
+                             Setting kind, const std::optional<Rational>& tau, unsigned threads)
+    : s_(std::make_unique<State>(model, ref, std::move(begin), kind, threads)) {
+  if (kind == Setting::softmax && tau) set_tau(*tau);
+  if (s_->stopped) return;
   UpwardRounding up;
-  if (kind == Setting::softmax) {
-    if (auto f = out_of_range(tau, "tau")) {
-      s_->stopped = failed(s_->run.facts(), 0, "attention", *f);
-      return;
-    }
-    s_->tau_inv = magnitude_up(1 / tau);
-  }
   if (auto f = s_->run.start()) s_->stopped = failed(s_->run.facts(), 0, "input", *f);
+}
+
+void FloatRunBound::set_tau(const Rational& tau) {
+  s_->tau_set = true;
+  if (s_->stopped) return;
+  UpwardRounding up;
+  if (auto f = out_of_range(tau, "tau")) {
+    s_->stopped = failed(s_->run.facts(), s_->next_block, "attention", *f);
+    return;
+  }
+  s_->run.set_tau(tau);
+  s_->tau_inv = magnitude_up(1 / tau);
 }
 
 FloatRunBound::~FloatRunBound() = default;
@@ -1085,7 +1098,10 @@ std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAtte
       if (auto f = attention({})) return f;
     return feed_forward(one_direction_form(block.ff));
   };
+  s_->next_block = b + 1;
   if (s_->stopped) return advance_from(true);
+  if (s_->kind == Setting::softmax && attends && !block.sa.A.is_zero() && !s_->tau_set)
+    throw std::logic_error("FloatRunBound: set_tau() must precede block " + std::to_string(b + 1));
   const LayerPrep& prep = s_->preps.at(b);
   if (attends) {
     UpwardRounding up;
@@ -1139,14 +1155,13 @@ FloatRunFacts FloatRunBound::finish() {
 }
 
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision, unsigned threads,
-                              const CollapseEnclosures* collapse) {
+                              const Rational& tau, unsigned precision, unsigned threads) {
   TokenState inputs = inputs_of(data, threads);
   std::vector<std::size_t> begin = inputs.begin;
   if (kind == Setting::hardmax) {
     ExactForward pass(std::move(inputs), threads);
     ExactReference ref(pass);
-    FloatRunBound bound(model, ref, std::move(begin), kind, tau, threads);
+    FloatRunBound bound(model, ref, std::move(begin), kind, std::nullopt, threads);
     for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
       (void)bound.block(
           b,
@@ -1163,11 +1178,11 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
           });
     return bound.finish();
   }
-  SoftmaxRun exact(std::move(inputs), tau, precision, threads, collapse);
+  SoftmaxRun exact(std::move(inputs), tau, precision, threads);
   FloatRunBound bound(model, exact.view(), std::move(begin), kind, tau, threads);
   for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
     (void)bound.block(
-        b, [&](const std::vector<std::size_t>&) { return exact.attention(b, model.blocks[b].sa); },
+        b, [&](const std::vector<std::size_t>&) { return exact.attention(model.blocks[b].sa); },
         [&](const std::optional<OneDirectionForm>& form) { return exact.feed_forward(model.blocks[b].ff, form); });
   return bound.finish();
 }

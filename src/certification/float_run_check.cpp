@@ -7,9 +7,8 @@
 namespace seqi {
 
 void add_float_run_check(Certificate& cert, const Dataset& data, const Transformer<Rational>& model,
-                         Setting kind, unsigned threads, const Rational& tau, unsigned precision,
-                         const CollapseEnclosures* collapse) {
-  add_float_run_check(cert, bound_float_run(model, data, kind, tau, precision, threads, collapse));
+                         Setting kind, unsigned threads, const Rational& tau, unsigned precision) {
+  add_float_run_check(cert, bound_float_run(model, data, kind, tau, precision, threads));
 }
 
 void add_float_run_check(Certificate& cert, const FloatRunFacts& f) {

@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/forward/carried_forward.hpp"
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
@@ -41,16 +40,14 @@ class ExactReference {
 };
 
 // The softmax run that a standalone bound follows: exact points (ExactForward) while every
-// attention layer is exact (lem:mean-shift), carried tokens from the first other one on; the
-// attention layer of collapse->block, when given, is enclosed by that plan
-// (lem:softmax-enclosure), any other one token by token from its softmax weights.
+// attention layer is exact (lem:mean-shift), carried tokens from the first other one on,
+// enclosed token by token from the softmax weights (lem:direction-carrying).
 class SoftmaxRun {
  public:
-  SoftmaxRun(TokenState inputs, const Rational& tau, unsigned precision, unsigned threads,
-             const CollapseEnclosures* collapse);
+  SoftmaxRun(TokenState inputs, const Rational& tau, unsigned precision, unsigned threads);
   ExactReference& view() { return view_; }
-  // Attention layer of block b; an explanation when the run cannot be followed through it.
-  std::optional<std::string> attention(std::size_t b, const SelfAttention<Rational>& sa);
+  // An explanation when the run cannot be followed through the layer.
+  std::optional<std::string> attention(const SelfAttention<Rational>& sa);
   // Precondition: form == one_direction_form(ff).
   std::optional<std::string> feed_forward(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form);
 
@@ -60,7 +57,6 @@ class SoftmaxRun {
   ExactReference view_;
   Rational tau_;
   unsigned precision_, threads_;
-  const CollapseEnclosures* collapse_;
 };
 
 }  // namespace seqi

@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 
-#include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/core/dataset.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/model/setting.hpp"
@@ -47,13 +46,16 @@ class FloatRunBound {
   // form: one_direction_form(ff).
   using AdvanceFeedForward = std::function<std::optional<std::string>(const std::optional<OneDirectionForm>& form)>;
 
-  // tau: used for softmax only.
+  // tau: softmax only; it may instead be given by set_tau().
   FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin, Setting kind,
-                const Rational& tau, unsigned threads);
+                const std::optional<Rational>& tau, unsigned threads);
   ~FloatRunBound();
   FloatRunBound(const FloatRunBound&) = delete;
   FloatRunBound& operator=(const FloatRunBound&) = delete;
 
+  // Softmax: the temperature, before the first block whose attention layer has A != 0 (the bound
+  // of a layer with A = 0 does not depend on it: its scores are exactly 0, lem:float-softmax).
+  void set_tau(const Rational& tau);
   // Block b (blocks in order from 0): bounds the float run through its attention layer, calls
   // attention() to advance the exact run through it (also for a layer with V = 0 and rho = 1,
   // which maps every x to x), then the same for its feed-forward layer.
@@ -74,10 +76,7 @@ class FloatRunBound {
 // hardmax in exact rationals, softmax at temperature tau (enclosed with `precision`-bit
 // intervals on exact directions, lem:direction-carrying). threads: tokens of a feed-forward
 // layer (and the exact run's layers) run in parallel; the result does not depend on it.
-// collapse (softmax only, optional): the exact run encloses that block's attention layer with
-// this plan (lem:softmax-enclosure) instead of token by token from the softmax weights.
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision, unsigned threads = 1,
-                              const CollapseEnclosures* collapse = nullptr);
+                              const Rational& tau, unsigned precision, unsigned threads = 1);
 
 }  // namespace seqi
