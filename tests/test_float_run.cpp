@@ -4,6 +4,7 @@
 #include <boost/multiprecision/mpfr.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -446,6 +447,16 @@ void expect_float_outputs_near_targets(const Dataset& data, const Transformer<Ra
   }
 }
 
+// Dataset t of the random construction sweeps: N in 2..5, n <= 5, d in 2..4, shared tokens in every other one.
+Dataset sweep_dataset(std::uint64_t seed, std::size_t t) {
+  RandomDatasetSpec spec;
+  spec.N = 2 + t % 4;
+  spec.n_max = 5;
+  spec.d = 2 + static_cast<int>(t % 3);
+  spec.share_probability = t % 2 ? 0.3 : 0.0;
+  return random_dataset(spec, seed + t);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
@@ -453,12 +464,7 @@ BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
   std::size_t shown = 0;
   const std::size_t count = 40;
   for (std::size_t t = 0; t < count; ++t) {
-    RandomDatasetSpec spec;
-    spec.N = 2 + t % 4;
-    spec.n_max = 5;
-    spec.d = 2 + static_cast<int>(t % 3);
-    spec.share_probability = t % 2 ? 0.3 : 0.0;
-    const Dataset data = random_dataset(spec, seed + t);
+    const Dataset data = sweep_dataset(seed, t);
     const Construction built = build_interpolating_transformer(data, seed + t);
     const Certificate cert = certify_construction_hardmax(data, built, false);
     BOOST_TEST_REQUIRE(cert.float_run.has_value());
@@ -477,21 +483,16 @@ BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
   BOOST_TEST(shown >= 1u);
 }
 
-// Softmax certificates of random constructions: the float64 bound, whose reference encloses the
-// collapse by the certification's plan (lem:softmax-enclosure) and carries the enclosures on
-// threads, holds against the independent 500-bit softmax oracle in three summation orders; its
-// facts are the same on 1 and 3 threads.
+// Softmax certificates of random constructions: the float64 bound, which follows the
+// certification's own pass (the collapse enclosed by lem:softmax-enclosure, the enclosures carried
+// on threads), holds against the independent 500-bit softmax oracle in three summation orders;
+// its facts are the same on 1 and 3 threads.
 BOOST_AUTO_TEST_CASE(softmax_certificates_float_runs_lie_within_delta) {
   const auto seed = base_seed("softmax");
   std::size_t shown = 0;
   const std::size_t count = 12;
   for (std::size_t t = 0; t < count; ++t) {
-    RandomDatasetSpec spec;
-    spec.N = 2 + t % 4;
-    spec.n_max = 5;
-    spec.d = 2 + static_cast<int>(t % 3);
-    spec.share_probability = t % 2 ? 0.3 : 0.0;
-    const Dataset data = random_dataset(spec, seed + t);
+    const Dataset data = sweep_dataset(seed, t);
     const Construction built = build_interpolating_transformer(data, seed + t);
     const Certificate one = certify_construction_softmax(data, built, SoftmaxOptions{}, Execution{nullptr, 1, nullptr});
     const Certificate three =
