@@ -457,6 +457,16 @@ Dataset sweep_dataset(std::uint64_t seed, std::size_t t) {
   return random_dataset(spec, seed + t);
 }
 
+// Two bounds of the same float run state the same facts.
+void expect_same_facts(const FloatRunFacts& a, const FloatRunFacts& b) {
+  BOOST_TEST(a.certified == b.certified);
+  BOOST_TEST(a.delta == b.delta);
+  BOOST_TEST(a.failure == b.failure);
+  BOOST_TEST(a.decisions == b.decisions);
+  BOOST_TEST(a.kinks == b.kinks);
+  BOOST_TEST(a.tokens_bounded == b.tokens_bounded);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
@@ -469,12 +479,7 @@ BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
     const Certificate cert = certify_construction_hardmax(data, built, false);
     BOOST_TEST_REQUIRE(cert.float_run.has_value());
     // The bound that followed the certification's pass equals a standalone one with its own run.
-    const FloatRunFacts alone = bound_float_run(built.model, data, Setting::hardmax, 1, 128);
-    BOOST_TEST(cert.float_run->certified == alone.certified);
-    BOOST_TEST(cert.float_run->delta == alone.delta);
-    BOOST_TEST(cert.float_run->failure == alone.failure);
-    BOOST_TEST(cert.float_run->decisions == alone.decisions);
-    BOOST_TEST(cert.float_run->tokens_bounded == alone.tokens_bounded);
+    expect_same_facts(*cert.float_run, bound_float_run(built.model, data, Setting::hardmax, 1, 128));
     if (!cert.float_run->certified) continue;
     ++shown;
     expect_float_outputs_near_targets(data, built.model, cert.float_run->delta, "random " + std::to_string(t));
@@ -502,10 +507,7 @@ BOOST_AUTO_TEST_CASE(softmax_certificates_float_runs_lie_within_delta) {
       BOOST_TEST_REQUIRE(one.float_run.has_value() == three.float_run.has_value());
       if (!one.float_run) continue;  // tau was not fixed
       const FloatRunFacts& f = *one.float_run;
-      BOOST_TEST(f.certified == three.float_run->certified);
-      BOOST_TEST(f.delta == three.float_run->delta);
-      BOOST_TEST(f.decisions == three.float_run->decisions);
-      BOOST_TEST(f.failure == three.float_run->failure);
+      expect_same_facts(f, *three.float_run);
       if (!f.certified) continue;
       ++shown;
       const Rational& tau = one.softmax->tau_checked;
@@ -751,11 +753,7 @@ BOOST_AUTO_TEST_CASE(thread_count_does_not_change_the_float_bound_or_the_replays
   std::cout << "threads (seed " << seed << "): bound " << (one.certified ? "shown" : one.failure) << ", "
             << one.decisions << " decisions\n";
   BOOST_TEST(one.decisions > 2048u);  // many tokens (three chunks on 3 threads)
-  BOOST_TEST(one.certified == three.certified);
-  BOOST_TEST(one.delta == three.delta);
-  BOOST_TEST(one.failure == three.failure);
-  BOOST_TEST(one.decisions == three.decisions);
-  BOOST_TEST(one.kinks == three.kinks);
+  expect_same_facts(one, three);
   for (const std::optional<double> tau : {std::optional<double>{}, std::optional<double>{0.5}}) {
     const FloatRun a = float_run<double>(built.model, data, tau, std::nullopt, {}, 1e-6, 1);
     const FloatRun b = float_run<double>(built.model, data, tau, std::nullopt, {}, 1e-6, 3);
