@@ -34,18 +34,14 @@ void CarriedForward::check_bits(const CarriedToken& t, std::size_t i) const {
   check_bit_growth(t.hi, here);
 }
 
-void CarriedForward::set_token(std::size_t i, CarriedToken t) {
-  check_bits(t, i);
-  if (!t.is_exact()) max_radius_ = std::max(max_radius_, Rational((t.hi - t.lo) / 2));
-  tokens_[i] = std::move(t);
-  index_.invalidate();
-}
-
 void CarriedForward::enclose_token(std::size_t i, const Rational& rho, std::shared_ptr<const Point> w, Rational lo,
                                    Rational hi) {
   Point p = std::move(tokens_[i].p);
   if (rho != 1) p *= rho;
-  set_token(i, CarriedToken::enclosure(std::move(p), std::move(w), std::move(lo), std::move(hi)));
+  CarriedToken t = CarriedToken::enclosure(std::move(p), std::move(w), std::move(lo), std::move(hi));
+  check_bits(t, i);
+  tokens_[i] = std::move(t);
+  index_.invalidate();
 }
 
 std::variant<TokenState, std::size_t> CarriedForward::release_points() {
@@ -68,25 +64,23 @@ std::string CarriedForward::where(std::size_t token) const {
 std::optional<std::string> CarriedForward::apply_attention(const SelfAttention<Rational>& sa, const Rational& tau) {
   if (sa.is_identity()) return std::nullopt;
   index_.invalidate();
-  // Per chunk of sequences, in order: the first failure or exception, and the largest radius.
+  // Per chunk of sequences, in order: the first failure or exception.
   struct Outcome {
     std::optional<std::string> failure;
     std::exception_ptr error;
-    Rational radius = 0;
   };
   const std::size_t sequences = begin_.size() - 1;
   std::vector<Outcome> out(chunk_count(sequences, threads_));
   for_each_chunk(sequences, threads_, [&](std::size_t c, std::size_t first, std::size_t last) {
     for (std::size_t j = first; j < last && !out[c].failure && !out[c].error; ++j) {
       try {
-        out[c].failure = attend(sa, tau, j, out[c].radius);
+        out[c].failure = attend(sa, tau, j);
       } catch (...) {
         out[c].error = std::current_exception();
       }
     }
   });
   for (auto& o : out) {
-    max_radius_ = std::max(max_radius_, o.radius);
     if (o.failure) return std::move(o.failure);
     if (o.error) std::rethrow_exception(o.error);
   }
@@ -97,11 +91,11 @@ std::optional<std::string> CarriedForward::apply_attention_to(const SelfAttentio
                                                               std::size_t j) {
   if (sa.is_identity()) return std::nullopt;
   index_.invalidate();
-  return attend(sa, tau, j, max_radius_);
+  return attend(sa, tau, j);
 }
 
 std::optional<std::string> CarriedForward::attend(const SelfAttention<Rational>& sa, const Rational& tau,
-                                                  std::size_t j, Rational& radius) {
+                                                  std::size_t j) {
   const bool rank_one_V = sa.V.alpha == 0 && sa.V.terms.size() == 1;
   if (!sa.is_mean_shift() && !rank_one_V)
     return "an attention layer with A != 0 and V not of the form p q^T cannot be enclosed on an exact direction";
@@ -130,7 +124,6 @@ std::optional<std::string> CarriedForward::attend(const SelfAttention<Rational>&
     auto [lo, hi] = softmax_average_enclosure(scores, z, tau, precision_);
     CarriedToken t = CarriedToken::enclosure(X[i] * sa.rho, direction, std::move(lo), std::move(hi));
     check_bits(t, begin_[j] + i);
-    radius = std::max(radius, Rational((t.hi - t.lo) / 2));
     tokens_[begin_[j] + i] = std::move(t);
   }
   return std::nullopt;

@@ -31,12 +31,9 @@ class CarriedForward {
   // The tokens whose reading interval along r meets the open interval (lo, hi), ascending
   // (the reading index is made current for r; the tokens are unchanged).
   std::vector<std::size_t> tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi);
-  // Sets a token directly (e.g. an enclosure from the Lemma P bound). Not thread-safe.
-  void set_token(std::size_t i, CarriedToken t);
-  // Exact token i, p, becomes the enclosure rho p + c w, c in [lo, hi], in place. Not thread-safe.
+  // Exact token i, p, becomes the enclosure rho p + c w, c in [lo, hi], in place (e.g. from the
+  // Lemma P bound). Not thread-safe.
   void enclose_token(std::size_t i, const Rational& rho, std::shared_ptr<const Point> w, Rational lo, Rational hi);
-  // Largest radius (hi - lo) / 2 of any enclosure created so far.
-  const Rational& max_radius_seen() const { return max_radius_; }
   // Moves the tokens out as exact points when every token is exact (the pass is spent);
   // otherwise the index of the first enclosure, and the pass is unchanged.
   std::variant<TokenState, std::size_t> release_points();
@@ -48,16 +45,13 @@ class CarriedForward {
  private:
   // Throws BitLimitExceeded, naming where(i), when a part of t exceeds kMaxCoordinateBits.
   void check_bits(const CarriedToken& t, std::size_t i) const;
-  // The layer on sequence j, writing only its own tokens (safe on threads); *radius is raised
-  // to the largest enclosure radius created.
-  std::optional<std::string> attend(const SelfAttention<Rational>& sa, const Rational& tau, std::size_t j,
-                                    Rational& radius);
+  // The layer on sequence j, writing only its own tokens (safe on threads).
+  std::optional<std::string> attend(const SelfAttention<Rational>& sa, const Rational& tau, std::size_t j);
 
   std::vector<CarriedToken> tokens_;
   std::vector<std::size_t> begin_;
   unsigned precision_, threads_;
   ReadingIndex index_;
-  Rational max_radius_ = 0;
 };
 
 }  // namespace seqi
