@@ -2,43 +2,20 @@
 // (a . P_att) v on the line R v; one flat hat per run of clusters with one target then sends
 // the run to it (lem:run-interpolation).
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/balance_units.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
+#include "seqi/construction/flat_scale.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {
 namespace {
 
-// Order in which every cluster k comes after prerequisite[k] (if any), otherwise following
-// `starts` (a permutation of the clusters); nullopt on a cycle.
-std::optional<std::vector<std::size_t>> prerequisite_order(
-    const std::vector<std::optional<std::size_t>>& prerequisite, const std::vector<std::size_t>& starts) {
-  const std::size_t n = prerequisite.size();
-  std::vector<int> state(n, 0);  // 0 new, 1 on the current chain, 2 emitted
-  std::vector<std::size_t> order;
-  for (std::size_t start : starts) {
-    std::vector<std::size_t> chain;
-    for (std::size_t k = start; state[k] == 0;) {
-      state[k] = 1;
-      chain.push_back(k);
-      if (!prerequisite[k]) break;
-      k = *prerequisite[k];
-    }
-    if (chain.empty()) continue;
-    // The walk stopped at an emitted cluster (fine) or at one on this chain (a cycle).
-    const auto& last = prerequisite[chain.back()];
-    if (last && state[*last] == 1) return std::nullopt;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      state[*it] = 2;
-      order.push_back(*it);
-    }
-  }
-  return order;
-}
+constexpr int kFlatReadingDraws = 8;  // flat-hat readings compared when the first misses 2^-30
 
 // Maximal runs of the z-sorted clusters whose targets are equal points (lem:run-interpolation).
 std::vector<std::vector<std::size_t>> maximal_target_runs(const std::vector<std::pair<Rational, std::size_t>>& sorted,
@@ -100,11 +77,9 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   }
   std::vector<std::pair<Rational, std::size_t>> sorted;
   rec.z.clear();
-  Rational zmax = 0;
   for (std::size_t k = 0; k < K; ++k) {
     rec.z.push_back(dot(rec.a, places[k]));
     sorted.emplace_back(rec.z.back(), k);
-    zmax = std::max(zmax, Rational(abs(rec.z.back())));
   }
   std::sort(sorted.begin(), sorted.end());
   rec.gap = K > 1 ? sorted[1].first - sorted[0].first : Rational(1);
@@ -114,40 +89,48 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   rec.runs = maximal_target_runs(sorted, targets);
   const std::size_t runs = rec.runs.size();
 
-  // Flat-hat reading r: small dyadic entries, scaled by a power of two so that the targets'
-  // readings are no larger than max |z| (lem:flat-scale); v = r / |r|^2.
+  // Flat-hat reading r: small dyadic entries scaled by a power of two (lem:flat-scale, steered
+  // by rem:flat-range's float64 estimate); v = r / |r|^2.
+  const FlatHatTask task = flat_hat_task(data, rec);
+  std::optional<FlatScale> scale;
+  int bits = 0;
   choose_generic("flat-hat reading r", Integer(1) << 20, [&](const Integer& range) {
-    rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
-    Rational ty = 0;
-    for (const auto& y : targets) ty = std::max(ty, Rational(abs(dot(rec.reading, y))));
-    if (ty > 0 && zmax > 0) rec.reading *= pow2(floor_log2(zmax / ty));
-    rec.v = rec.reading / norm_sq(rec.reading);
-    // Run u must be applied after the run whose window (z_lo - 2df, z_hi + 2df) holds its
-    // target's reading; the windows are disjoint and sorted, so there is at most one.
-    std::vector<std::optional<std::size_t>> prerequisite(runs);
-    for (std::size_t u = 0; u < runs; ++u) {
-      const Rational t = dot(rec.reading, targets[rec.runs[u].front()]);
-      auto it = std::partition_point(rec.runs.begin(), rec.runs.end(), [&](const std::vector<std::size_t>& run) {
-        return rec.z[run.back()] + 2 * rec.df <= t;
-      });
-      const auto w = static_cast<std::size_t>(it - rec.runs.begin());
-      if (w < runs && w != u && rec.z[rec.runs[w].front()] - 2 * rec.df < t) prerequisite[u] = w;
-    }
-    // Runs are numbered by increasing z: starting from the last keeps every waiting token left
-    // of every earlier hat (lem:hat-order).
-    std::vector<std::size_t> by_decreasing_z;
-    for (std::size_t u = runs; u-- > 0;) by_decreasing_z.push_back(u);
-    auto order = prerequisite_order(prerequisite, by_decreasing_z);
-    if (order) rec.order = std::move(*order);
-    return order.has_value();
+    bits = static_cast<int>(boost::multiprecision::msb(range));
+    rec.reading = dyadic_direction(rng, d, bits);
+    scale = choose_flat_scale(task, rec.reading);
+    return scale.has_value();
   }, out.record.choices);
+  // A first draw whose estimate misses 2^-30 is compared with a few more (the best estimate
+  // wins); later draws change nothing else, as r is the last seeded choice.
+  int draws = 1;
+  for (; draws < kFlatReadingDraws && scale->log2_error > kFlatScaleLog2Goal; ++draws) {
+    Point r_hat = dyadic_direction(rng, d, bits);
+    auto other = choose_flat_scale(task, r_hat);
+    if (other && other->log2_error < scale->log2_error) scale = std::move(other), rec.reading = std::move(r_hat);
+  }
+  rec.reading *= pow2(scale->k);
+  rec.v = rec.reading / norm_sq(rec.reading);
+  rec.order = std::move(scale->order);
+  rec.mirrored = std::move(scale->mirrored);
+  if (scale->k != scale->default_k || !rec.mirrored.empty()) {
+    const auto left = std::count(rec.mirrored.begin(), rec.mirrored.end(), true);
+    out.record.choices.back().what += " (best of " + std::to_string(draws) + " draws; scaled by 2^" + std::to_string(scale->k - scale->default_k) +
+                                      " beyond lem:flat-scale, " + std::to_string(left) +
+                                      " hats mirrored (lem:mirrored-flat): estimated float64 error 2^" +
+                                      std::to_string(static_cast<long>(std::ceil(scale->log2_error))) +
+                                      ", rem:flat-range)";
+  }
 
   out.record.collapse_block = out.model.blocks.size();
   for (std::size_t i = 0; i < runs; ++i) {
     const auto& run = rec.runs[rec.order[i]];
+    // A mirrored hat is the flat hat of (-r, -v, -z): the same window, active on its left.
+    const bool left = !rec.mirrored.empty() && rec.mirrored[rec.order[i]];
     Block<Rational> block{SelfAttention<Rational>::identity(),
-                          flat_run_layer(rec.reading, rec.v, rec.z[run.front()], rec.z[run.back()], rec.df,
-                                         targets[run.front()]),
+                          left ? flat_run_layer(-rec.reading, -rec.v, -rec.z[run.back()], -rec.z[run.front()], rec.df,
+                                                targets[run.front()])
+                               : flat_run_layer(rec.reading, rec.v, rec.z[run.front()], rec.z[run.back()], rec.df,
+                                                targets[run.front()]),
                           Phase::interpolation};
     if (i == 0) block.sa = {Rational(0), StructuredMatrix<Rational>::scaled_identity(1),
                             StructuredMatrix<Rational>::rank_one(rec.v, rec.a)};

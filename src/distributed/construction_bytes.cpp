@@ -89,6 +89,7 @@ void put_record(ByteWriter& w, const ConstructionRecord& rec) {
   put_all(w, q.z, [&](const Rational& x) { w.put(x); });
   put_all(w, q.runs, [&](const auto& l) { put_all(w, l, [&](std::size_t i) { w.put(std::uint64_t(i)); }); });
   put_all(w, q.order, [&](std::size_t i) { w.put(std::uint64_t(i)); });
+  put_all(w, q.mirrored, [&](bool m) { w.put(m); });
   w.put(std::uint64_t(rec.collapse_block));
 }
 
@@ -118,6 +119,8 @@ ConstructionRecord get_record(ByteReader& r) {
   q.z = get_all<Rational>(r, rational);
   q.runs = get_all<std::vector<std::size_t>>(r, [&] { return get_all<std::size_t>(r, [&] { return r.size(); }); });
   q.order = get_all<std::size_t>(r, [&] { return r.size(); });
+  q.mirrored.resize(r.size());
+  for (std::size_t u = 0; u < q.mirrored.size(); ++u) q.mirrored[u] = r.flag();
   rec.collapse_block = r.size();
   return rec;
 }

@@ -43,6 +43,8 @@ struct InterpolationRecord {
   // one flat hat per run (lem:run-interpolation).
   std::vector<std::vector<std::size_t>> runs;
   std::vector<std::size_t> order;  // run index of each interpolation block (lem:run-interpolation)
+  // Per run (empty: none): its flat hat reads -r and acts left of its window (lem:mirrored-flat).
+  std::vector<bool> mirrored;
 };
 
 struct ConstructionRecord {
