@@ -114,7 +114,7 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   rec.mirrored = std::move(scale->mirrored);
   if (scale->k != scale->default_k || !rec.mirrored.empty()) {
     const auto left = std::count(rec.mirrored.begin(), rec.mirrored.end(), true);
-    out.record.choices.back().what += " (best of " + std::to_string(draws) + " draws; scaled by 2^" + std::to_string(scale->k - scale->default_k) +
+    out.record.choices.back().what += " (best of " + std::to_string(draws) + " drawn directions; scaled by 2^" + std::to_string(scale->k - scale->default_k) +
                                       " beyond lem:flat-scale, " + std::to_string(left) +
                                       " hats mirrored (lem:mirrored-flat): estimated float64 error 2^" +
                                       std::to_string(static_cast<long>(std::ceil(scale->log2_error))) +

@@ -26,7 +26,9 @@ bool same_point(const Point& p, const Point& q) { return p.size() == q.size() &&
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_construction_decodes_to_what_was_built) {
-  for (const char* name : {"words-300.json", "shared-tokens.json", "mixed-d3.json", "single.json"}) {
+  // regression/mixed-scale.json: mirrored flat hats (lem:mirrored-flat) and a scaled reading.
+  for (const char* name : {"words-300.json", "shared-tokens.json", "mixed-d3.json", "single.json",
+                           "regression/mixed-scale.json"}) {
     BOOST_TEST_CONTEXT(name) {
       const Dataset data = read_dataset_file(std::string(SEQI_DATASETS_DIR) + "/" + name);
       const Construction built = build_interpolating_transformer(data, 3);
@@ -56,6 +58,7 @@ BOOST_AUTO_TEST_CASE(a_construction_decodes_to_what_was_built) {
       BOOST_TEST((same_point(s.a, t.a) && same_point(s.v, t.v) && same_point(s.reading, t.reading)));
       BOOST_TEST((s.gap == t.gap && s.df == t.df && s.z == t.z && s.order == t.order));
       BOOST_TEST((s.runs == t.runs));
+      BOOST_TEST((s.mirrored == t.mirrored));
       const RunInfo run{name, data.name, "", 3, "exact rationals (GMP)"};
       BOOST_TEST(summary_json(certify_construction_hardmax(data, back, false), run).dump() ==
                  summary_json(certify_construction_hardmax(data, built, false), run).dump());
