@@ -198,3 +198,39 @@ BOOST_AUTO_TEST_CASE(float64_runs_hit_their_targets_over_a_random_sweep) {
   std::cout << "conditioning: " << used << " datasets, worst float64 relative distance " << worst << "\n";
   BOOST_TEST(used >= 20u);
 }
+
+// lem:shift-size: only f's range widens from draw to draw; v stays in [-4, 4]^d, so the shift
+// grows with the range of f, not with its square. Many sequences sharing tokens make the first
+// draws fail (S1), and the certificate's exact checks still pass.
+BOOST_AUTO_TEST_CASE(the_separating_shift_widens_only_f) {
+  std::size_t shifted = 0, widened = 0;
+  for (std::uint64_t k = 0; k < 8; ++k) {
+    const std::uint64_t seed = base_seed() + 300 + k;
+    RandomDatasetSpec spec;
+    spec.d = 2 + static_cast<int>(k % 3);
+    spec.N = 40 + 10 * k;
+    spec.n_max = 4;
+    spec.coordinate_range = 3;
+    spec.share_probability = 0.8;
+    Dataset data = random_dataset(spec, seed);
+    if (!testing::hypotheses_hold(data)) continue;
+    const auto built = build_interpolating_transformer(data, seed);
+    if (!built.record.separation.shift_used) continue;
+    ++shifted;
+    BOOST_TEST(certify_construction_hardmax(data, built, false).verified, "seed " << seed);
+    const auto shift = std::find_if(built.record.choices.begin(), built.record.choices.end(),
+                                    [](const ChoiceLog& c) { return c.what == "shift (f, v)"; });
+    BOOST_REQUIRE(shift != built.record.choices.end());
+    if (shift->final_range > 4) ++widened;
+    // The shift block: the first attention layer with A = 0 and V = v f^T.
+    const auto it = std::find_if(built.model.blocks.begin(), built.model.blocks.end(), [](const Block<Rational>& b) {
+      return !b.sa.is_identity() && b.sa.is_mean_shift() && b.sa.V.terms.size() == 1;
+    });
+    BOOST_REQUIRE(it != built.model.blocks.end());
+    const Point& v = it->sa.V.terms[0].p;
+    for (Eigen::Index c = 0; c < v.size(); ++c) BOOST_TEST((abs(v[c]) <= 4), "seed " << seed);
+  }
+  std::cout << "shift size: " << shifted << " shifted datasets, " << widened << " with f widened\n";
+  BOOST_TEST(shifted >= 4u);
+  BOOST_TEST(widened >= 1u);
+}

@@ -129,7 +129,7 @@ SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& 
     const SeparatingShift shift_of(c.tokens, owner, mu);  // reads c.tokens until the choice is made
     choose_generic("shift (f, v)", 4, [&](const Integer& range) {
       f = rng.integer_vector(d, range);
-      v = rng.integer_vector(d, range);
+      v = rng.integer_vector(d, Integer(4));  // only f must widen to separate the means (lem:shift-size)
       return !v.isZero() && shift_of.separates(f, v);
     }, out.record.choices);
   }
