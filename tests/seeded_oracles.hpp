@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "seqi/io/hypotheses.hpp"
+#include "seqi/model/transformer.hpp"
 #include "seqi/numbers/scalar.hpp"
 
 namespace seqi::testing {
@@ -41,6 +42,19 @@ inline double hausdorff(const std::vector<Vec<double>>& a, const std::vector<Vec
 }
 
 // Whether a generated dataset satisfies H1-H5 (check_hypotheses may normalise it in place).
+// Hausdorff distance of the dense per-token float run of `model` on pair.input from
+// pair.output, relative to max(1, max |y|) (the replays' yardstick).
+inline double relative_float_distance(const Transformer<double>& model, const SequencePair& pair) {
+  TokenList<double> X, Y;
+  double yardstick = 1;
+  for (const auto& x : pair.input) X.push_back(vector_from_rational<double>(x));
+  for (const auto& y : pair.output) {
+    Y.push_back(vector_from_rational<double>(y));
+    yardstick = std::max(yardstick, Y.back().norm());
+  }
+  return hausdorff(forward_dense(model, X), Y) / yardstick;
+}
+
 inline bool hypotheses_hold(Dataset& data) {
   try {
     check_hypotheses(data, data.name);

@@ -40,8 +40,6 @@ Point P(std::initializer_list<long> xs) {
 
 bool is_power_of_two(const Integer& q) { return q > 0 && (q & (q - 1)) == 0; }
 
-using testing::hausdorff;
-
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(powers_of_two_are_exact) {
@@ -183,14 +181,7 @@ BOOST_AUTO_TEST_CASE(float64_runs_hit_their_targets_over_a_random_sweep) {
     const auto built = build_interpolating_transformer(data, seed);
     const auto model = convert_model<double>(built.model);
     for (const auto& pair : data.pairs) {
-      TokenList<double> X, Y;
-      double scale = 1;
-      for (const auto& x : pair.input) X.push_back(vector_from_rational<double>(x));
-      for (const auto& y : pair.output) {
-        Y.push_back(vector_from_rational<double>(y));
-        scale = std::max(scale, Y.back().norm());
-      }
-      const double rel = hausdorff(forward_dense(model, X), Y) / scale;
+      const double rel = testing::relative_float_distance(model, pair);
       worst = std::max(worst, rel);
       BOOST_TEST(rel <= 1e-6, "seed " << seed << ": relative Hausdorff distance " << rel);
     }

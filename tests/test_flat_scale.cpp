@@ -33,16 +33,7 @@ bool moved_from_default(const Construction& built) {
 double worst_float64_distance(const Dataset& data, const Construction& built) {
   const auto model = convert_model<double>(built.model);
   double worst = 0;
-  for (const auto& pair : data.pairs) {
-    TokenList<double> X, Y;
-    double yardstick = 1;
-    for (const auto& x : pair.input) X.push_back(vector_from_rational<double>(x));
-    for (const auto& y : pair.output) {
-      Y.push_back(vector_from_rational<double>(y));
-      yardstick = std::max(yardstick, Y.back().norm());
-    }
-    worst = std::max(worst, testing::hausdorff(forward_dense(model, X), Y) / yardstick);
-  }
+  for (const auto& pair : data.pairs) worst = std::max(worst, testing::relative_float_distance(model, pair));
   return worst;
 }
 

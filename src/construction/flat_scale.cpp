@@ -73,13 +73,6 @@ std::optional<std::vector<std::size_t>> prerequisite_order(
   return order;
 }
 
-// The two terms of the estimate (log2, relative to the yardstick): writing targets from
-// collapsed tokens (falls with k) and tokens read right of later windows (grows with k).
-struct ErrorTerms {
-  double writing = kNone, crossing = kNone;
-  double total() const { return std::max(writing, crossing); }
-};
-
 class FlatScaleSearch {
  public:
   FlatScaleSearch(const FlatHatTask& task, const Point& r_hat) : task_(task) {
@@ -120,8 +113,10 @@ class FlatScaleSearch {
     return t;
   }
 
-  ErrorTerms terms(long k, const std::vector<Rational>& t, const std::vector<std::size_t>& order,
-                   const std::vector<bool>& mirrored) const {
+  // The estimate (log2, relative to the yardstick): the larger of writing targets from
+  // collapsed tokens (falls with k) and tokens read on the active side of later windows.
+  double log2_error(long k, const std::vector<Rational>& t, const std::vector<std::size_t>& order,
+                    const std::vector<bool>& mirrored) const {
     const double log2_v = log2_zmax_ - (log2_r_hat_ + static_cast<double>(k));  // max |x| of a collapsed x
     // Slots: one per cluster (its collapsed token, keyed by z), then one per run (its placed
     // target, keyed by its reading), sorted by key.
@@ -157,11 +152,11 @@ class FlatScaleSearch {
     };
     for (std::size_t c = 0; c < K; ++c) place(slot[c], task_.z[c], static_cast<double>(task_.log2_yardstick[c]));
 
-    ErrorTerms e;
+    double writing = kNone, crossing = kNone;
     for (std::size_t u : order) {
       const auto& run = task_.runs[u];
       const double size = log2_sum(log2_y_[u], log2_v);  // |y| + max |z| / |r|
-      e.writing = std::max(e.writing, kLog2Unit + size - yardstick_[u]);
+      writing = std::max(writing, kLog2Unit + size - yardstick_[u]);
       // A token reading t on the active side of the window (right; left for a mirrored hat)
       // gets u |c| (|t| + |b|), b its breakpoints.
       const Rational left_end = task_.z[run.front()] - 2 * task_.df, right_end = task_.z[run.back()] + 2 * task_.df;
@@ -169,11 +164,11 @@ class FlatScaleSearch {
       const std::size_t begin = left ? 0 : first_above(right_end), end = left ? first_at_least(left_end) : keys.size();
       const double lever = log2_sum(reading.max_over(begin, end),
                                     std::max(log2_abs(left_end), log2_abs(right_end)) + scale.max_over(begin, end));
-      e.crossing = std::max(e.crossing, kLog2Unit + size - log2_df_ + lever);
+      crossing = std::max(crossing, kLog2Unit + size - log2_df_ + lever);
       for (std::size_t c : run) clear(slot[c]);
       place(slot[K + u], t[u], yardstick_[u]);
     }
-    return e;
+    return std::max(writing, crossing);
   }
 
  private:
@@ -225,7 +220,7 @@ std::optional<std::vector<std::size_t>> flat_run_order(const FlatHatTask& task, 
 double flat_float_log2_error(const FlatHatTask& task, const Point& r_hat, long k, const std::vector<std::size_t>& order,
                              const std::vector<bool>& mirrored) {
   const FlatScaleSearch search(task, r_hat);
-  return search.terms(k, search.readings(k), order, mirrored).total();
+  return search.log2_error(k, search.readings(k), order, mirrored);
 }
 
 std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point& r_hat) {
@@ -236,7 +231,7 @@ std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point&
     const auto t = search.readings(k);
     auto order = flat_run_order(task, t, mirrored);
     if (!order) return std::nullopt;
-    const double error = search.terms(k, t, *order, mirrored).total();
+    const double error = search.log2_error(k, t, *order, mirrored);
     return FlatScale{k, k0, std::move(*order), mirrored, error};
   };
   auto fallback = at(k0, {});
