@@ -6,8 +6,10 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/certification/double_cross_check.hpp"
 #include "seqi/certification/float_replay.hpp"
 #include "seqi/certification/replay_sample.hpp"
 #include "seqi/construction/construction.hpp"
@@ -113,4 +115,50 @@ BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_
   const std::vector<std::size_t> nowhere(attends.size(), std::numeric_limits<std::size_t>::max());
   const FloatRun off = float_run<double>(built.model, data, std::nullopt, collapse, nowhere, 1e-6, 1, budget);
   BOOST_TEST(off.wrong_leader == tokens_of(lengths, sample));
+}
+
+// The cross-check started early (BackgroundCrossCheck: stage 1 on a low-priority thread while
+// the caller works) gives the same two runs as the synchronous one, with and without softmax,
+// whether finish() comes at once or after the background thread had time to work; dropped
+// unfinished, it stops and joins its thread.
+BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
+  const std::uint64_t seed = base_seed("background_cross_check");
+  std::cout << "background cross-check seed " << seed << "\n";
+  RandomDatasetSpec spec;
+  spec.N = 150;
+  spec.n_min = 4;
+  spec.n_max = 20;
+  spec.m_max = 3;
+  spec.d = 3;
+  spec.coordinate_range = 30;
+  spec.max_denominator = 5;
+  const Dataset data = random_dataset(spec, seed);
+  const Construction built = build_interpolating_transformer(data, seed);
+  const Certificate cert = certify_construction_hardmax(data, built, false);
+  BOOST_REQUIRE(cert.lemma_p.has_value());
+  const auto& attends = cert.lemma_p->attends;
+  const std::size_t collapse = built.record.collapse_block;
+  auto expect_same = [](const FloatRun& a, const FloatRun& b) {
+    BOOST_TEST(a.scalar == b.scalar);
+    BOOST_TEST(a.rule == b.rule);
+    BOOST_TEST(a.max_relative_hausdorff == b.max_relative_hausdorff);
+    BOOST_TEST(a.sequences_off_target == b.sequences_off_target);
+    BOOST_TEST(a.wrong_leader == b.wrong_leader);
+    BOOST_TEST(a.nonfinite == b.nonfinite);
+    BOOST_TEST(a.sequences_checked == b.sequences_checked);
+  };
+  for (const std::optional<double> tau : {std::optional<double>{}, std::optional<double>{0.25}}) {
+    const DoubleCrossCheck sync = double_cross_check(built.model, data, tau, collapse, attends, 1);
+    BOOST_TEST(sync.float64.sequences_checked == data.pairs.size());
+    BOOST_TEST(sync.float64.rule == (tau ? "softmax" : "hardmax"));
+    for (const auto wait : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
+      BackgroundCrossCheck early(built.model, data, collapse, 2);
+      std::this_thread::sleep_for(wait);
+      const DoubleCrossCheck late = early.finish(tau, attends);
+      expect_same(sync.float64, late.float64);
+      expect_same(sync.float32, late.float32);
+    }
+  }
+  BOOST_TEST(double_cross_check(built.model, data, std::nullopt, collapse, attends, 1).float64.wrong_leader == 0u);
+  { const BackgroundCrossCheck dropped(built.model, data, collapse, 2); }
 }

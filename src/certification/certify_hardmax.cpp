@@ -9,7 +9,7 @@ namespace {
 
 // The exact forward pass and every check on it (Lemmas P, collapse, interpolation), with the
 // float64 bound following the same pass (lem:float-run; its facts are returned, not checked
-// here). The token state is freed on return, before the float replays make their own copies.
+// here). The token state is freed on return.
 FloatRunFacts certify_exact_pass(Certificate& cert, const Dataset& data, const Construction& built, bool brute,
                                  const Execution& exec) {
   ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
@@ -60,11 +60,11 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
 
+  BackgroundCrossCheck replays(built.model, data, built.record.collapse_block, exec.threads);
   const FloatRunFacts float_run = certify_exact_pass(cert, data, built, brute, exec);
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
-  const auto dbl = double_cross_check(built.model, data, std::nullopt, built.record.collapse_block,
-                                      cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{},
-                                      exec.threads);
+  const auto dbl =
+      replays.finish(std::nullopt, cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{});
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   add_float_run_check(cert, float_run);
   cert.conclude();

@@ -225,12 +225,12 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
                                          const Execution& exec) {
   std::optional<FloatRunFacts> float_run;
+  BackgroundCrossCheck replays(built.model, data, built.record.collapse_block, exec.threads);
   Certificate cert = certify_softmax_exactly(data, built, opt, exec, float_run);
   if (!cert.softmax) return cert;  // stopped before tau was fixed: nothing to replay
   const SoftmaxFacts& facts = *cert.softmax;
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
-  const auto dbl = double_cross_check(built.model, data, facts.tau_checked.convert_to<double>(),
-                                      built.record.collapse_block, cert.lemma_p->attends, exec.threads);
+  const auto dbl = replays.finish(facts.tau_checked.convert_to<double>(), cert.lemma_p->attends);
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   add_float_run_check(cert, *float_run);
   cert.conclude();

@@ -72,6 +72,9 @@ double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<V
   return std::max(directed(a, b), directed(b, a));
 }
 
+// The replay's parts (a named namespace: FloatReplay<F>::Impl holds them).
+namespace replay_parts {
+
 template <class F>
 struct FloatBlock {
   bool identity_attention = true;
@@ -132,7 +135,7 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
     std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
     return;
   }
-  const Eigen::Index w = block.U.rows();
+  const Eigen::Index w = block.slope.size();  // U itself is dropped (its rows are slope_k r)
   for (Eigen::Index i = 0; i < X.cols(); ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (cache.direction[k] != block.direction) {
@@ -149,16 +152,6 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
   }
 }
 
-// What one chunk's replay needs besides its sequences (read-only, shared by the threads).
-template <class F>
-struct ReplayedModel {
-  const std::vector<FloatBlock<F>>& blocks;
-  std::optional<double> tau;
-  std::optional<std::size_t> collapse_block;
-  const std::vector<std::size_t>& attends;
-  double tolerance;
-};
-
 // The replayed sequences: chosen[c] is a sequence index, its tokens are columns begin[c] ..
 // begin[c + 1] of the replay and tokens global[c] .. of the dataset (attends' indexing).
 struct ReplayedSequences {
@@ -170,34 +163,66 @@ struct ChunkResult {
   std::size_t sequences_off_target = 0, wrong_leader = 0, nonfinite = 0;
 };
 
-// Replayed sequences [first, last) (columns begin[first] .. begin[last]) through every block,
-// then each output compared with its target. Touches nothing shared but the read-only model and data.
+// The first block whose float run needs a fact of the certificate: the collapse block (its
+// certified leaders) or the first attention layer that is neither the identity nor a mean shift
+// (its softmax temperature); blocks.size() when there is none.
 template <class F>
-ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset& data,
-                         const ReplayedSequences& seqs, std::size_t first, std::size_t last) {
-  const auto& begin = seqs.begin;
-  ChunkResult result;
-  auto cv = [](const Rational& x) { return to_float<F>(x); };
-  const std::size_t offset = begin[first];
-  Mat<F> X(dimension, static_cast<Eigen::Index>(begin[last] - offset));
-  for (std::size_t j = first; j < last; ++j)
-    for (std::size_t i = 0; i < data.pairs[seqs.chosen[j]].input.size(); ++i) {
-      const Point x = data.pairs[seqs.chosen[j]].input[i];
-      for (int k = 0; k < dimension; ++k) X(k, static_cast<Eigen::Index>(begin[j] + i - offset)) = cv(x[k]);
-    }
-  ReadingCache<F> cache{std::vector<F>(static_cast<std::size_t>(X.cols())),
-                        std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
-  for (std::size_t b = 0; b < m.blocks.size(); ++b) {
-    const auto& block = m.blocks[b];
+std::size_t first_block_needing_facts(const std::vector<FloatBlock<F>>& blocks, std::optional<std::size_t> collapse) {
+  std::size_t b = 0;
+  while (b < blocks.size() && (!collapse || b < *collapse) &&
+         (blocks[b].identity_attention || blocks[b].sa.is_mean_shift()))
+    ++b;
+  return b;
+}
+
+}  // namespace replay_parts
+using namespace replay_parts;
+
+template <class F>
+struct FloatReplay<F>::Impl {
+  const Dataset& data;
+  int dimension = 0;
+  std::optional<std::size_t> collapse_block;
+  double tolerance = 0;
+  FloatRun run;  // the fields known before replaying
+  std::vector<FloatBlock<F>> blocks;
+  std::size_t prefix_end = 0;
+  ReplayedSequences seqs;
+  std::vector<std::size_t> chunk_first;  // chunk c: sequences [chunk_first[c], chunk_first[c + 1])
+  std::vector<Mat<F>> state;             // per chunk, between the stages
+  std::vector<ReadingCache<F>> cache;
+  std::vector<ChunkResult> results;
+
+  void run_blocks(std::size_t c, std::size_t from, std::size_t to, std::optional<double> tau,
+                  const std::vector<std::size_t>& attends, const std::atomic<bool>* stop);
+  void compare(std::size_t c);
+};
+
+// Blocks [from, to) on chunk c. Touches nothing shared but the read-only model and data.
+template <class F>
+void FloatReplay<F>::Impl::run_blocks(std::size_t c, std::size_t from, std::size_t to, std::optional<double> tau,
+                                      const std::vector<std::size_t>& attends, const std::atomic<bool>* stop) {
+  const std::size_t first = chunk_first[c], last = chunk_first[c + 1], offset = seqs.begin[first];
+  Mat<F>& X = state[c];
+  for (std::size_t b = from; b < to; ++b) {
+    if (stop && stop->load(std::memory_order_relaxed)) return;
+    const auto& block = blocks[b];
     if (!block.identity_attention) {
-      const bool count = m.collapse_block && b == *m.collapse_block && !m.attends.empty();
+      const bool count = collapse_block && b == *collapse_block && !attends.empty();
       for (std::size_t j = first; j < last; ++j)
-        attend(block.sa, X, begin[j] - offset, begin[j + 1] - offset, m.tau, seqs.global[j],
-               count ? &m.attends : nullptr, result.wrong_leader);
-      std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
+        attend(block.sa, X, seqs.begin[j] - offset, seqs.begin[j + 1] - offset, tau, seqs.global[j],
+               count ? &attends : nullptr, results[c].wrong_leader);
+      std::fill(cache[c].direction.begin(), cache[c].direction.end(), std::nullopt);
     }
-    apply_feed_forward(block, X, cache);
+    apply_feed_forward(block, X, cache[c]);
   }
+}
+
+// Each output of chunk c compared with its target; frees the chunk's state.
+template <class F>
+void FloatReplay<F>::Impl::compare(std::size_t c) {
+  const std::size_t first = chunk_first[c], last = chunk_first[c + 1], offset = seqs.begin[first];
+  ChunkResult& result = results[c];
   for (std::size_t j = first; j < last; ++j) {
     std::vector<Vec<double>> out, target;
     double scale = 1;
@@ -206,26 +231,26 @@ ChunkResult replay_chunk(const ReplayedModel<F>& m, int dimension, const Dataset
       scale = std::max(scale, target.back().norm());
     }
     bool finite = true;
-    for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
-      out.push_back(X.col(static_cast<Eigen::Index>(i - offset)).template cast<double>());
+    for (std::size_t i = seqs.begin[j]; i < seqs.begin[j + 1]; ++i) {
+      out.push_back(state[c].col(static_cast<Eigen::Index>(i - offset)).template cast<double>());
       if (!out.back().allFinite()) ++result.nonfinite, finite = false;
     }
     const double rel = finite ? hausdorff_distance(out, target) / scale : std::numeric_limits<double>::infinity();
     result.max_relative_hausdorff = std::max(result.max_relative_hausdorff, rel);
-    if (!(rel <= m.tolerance)) ++result.sequences_off_target;
+    if (!(rel <= tolerance)) ++result.sequences_off_target;
   }
-  return result;
+  state[c] = Mat<F>();
+  cache[c] = ReadingCache<F>();
 }
 
 template <class F>
-FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
-                   std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
-                   double tolerance, unsigned threads, double budget) {
-  FloatRun run;
-  run.scalar = sizeof(F) == 8 ? "float64" : "float32";
-  run.rule = tau ? "softmax" : "hardmax";
-  run.tolerance = tolerance;
-  run.sequences = data.pairs.size();
+FloatReplay<F>::FloatReplay(const Transformer<Rational>& model, const Dataset& data,
+                            std::optional<std::size_t> collapse_block, double tolerance, double budget)
+    : impl_(std::make_unique<Impl>(Impl{data, model.dimension, collapse_block, tolerance, {}, {}, 0, {}, {}, {}, {}, {}})) {
+  Impl& m = *impl_;
+  m.run.scalar = sizeof(F) == 8 ? "float64" : "float32";
+  m.run.tolerance = tolerance;
+  m.run.sequences = data.pairs.size();
   // Sequences within the work budget (deterministic: estimated multiply-adds, not time).
   double per_token = 0;
   for (const auto& b : model.blocks) per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size());
@@ -234,42 +259,78 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
     lengths.push_back(pair.input.size());
     global_begin.push_back(global_begin.back() + pair.input.size());
   }
-  ReplayedSequences seqs{replay_sample(lengths, per_token, budget, kReplaySampleSeed), {0}, {}};
-  for (const std::size_t j : seqs.chosen) {
-    seqs.begin.push_back(seqs.begin.back() + lengths[j]);
-    seqs.global.push_back(global_begin[j]);
+  m.seqs = {replay_sample(lengths, per_token, budget, kReplaySampleSeed), {0}, {}};
+  for (const std::size_t j : m.seqs.chosen) {
+    m.seqs.begin.push_back(m.seqs.begin.back() + lengths[j]);
+    m.seqs.global.push_back(global_begin[j]);
   }
-  run.sequences_checked = seqs.chosen.size();
-  if (run.sequences_checked < run.sequences) run.sample_seed = kReplaySampleSeed;
-  const auto& begin = seqs.begin;
+  m.run.sequences_checked = m.seqs.chosen.size();
+  if (m.run.sequences_checked < m.run.sequences) m.run.sample_seed = kReplaySampleSeed;
 
   auto cv = [](const Rational& x) { return to_float<F>(x); };
-  std::vector<FloatBlock<F>> blocks;
   std::vector<Vec<F>> directions;
   for (const auto& block : model.blocks) {
-    blocks.push_back({block.sa.is_identity(),
-                      {cv(block.sa.rho), to_float<F>(block.sa.A), to_float<F>(block.sa.V)},
-                      cv(block.ff.eta), block.ff.U.unaryExpr(cv), block.ff.W.unaryExpr(cv), block.ff.b.unaryExpr(cv),
-                      std::nullopt, {}, {}});
-    find_direction(blocks.back(), directions);
+    m.blocks.push_back({block.sa.is_identity(),
+                        {cv(block.sa.rho), to_float<F>(block.sa.A), to_float<F>(block.sa.V)},
+                        cv(block.ff.eta), block.ff.U.unaryExpr(cv), block.ff.W.unaryExpr(cv), block.ff.b.unaryExpr(cv),
+                        std::nullopt, {}, {}});
+    find_direction(m.blocks.back(), directions);
+    if (m.blocks.back().direction) m.blocks.back().U.resize(0, 0);  // its rows are slope_k r
   }
+  m.prefix_end = first_block_needing_facts(m.blocks, collapse_block);
 
   // Chunks of whole sequences of about 2048 tokens (a chunk stays in cache), each run on its
   // own and reduced in chunk order: counts add up and maxima are order-free, so the result is
-  // the same for every thread count.
-  std::vector<std::size_t> chunk_first{0};
-  while (chunk_first.back() + 1 < begin.size()) {
-    const std::size_t first = chunk_first.back();
+  // the same for every thread count and every order in which the chunks run.
+  const auto& begin = m.seqs.begin;
+  m.chunk_first = {0};
+  while (m.chunk_first.back() + 1 < begin.size()) {
+    const std::size_t first = m.chunk_first.back();
     std::size_t last = first + 1;
     while (last + 1 < begin.size() && begin[last + 1] - begin[first] <= 2048) ++last;
-    chunk_first.push_back(last);
+    m.chunk_first.push_back(last);
   }
-  std::vector<ChunkResult> results(chunk_first.size() - 1);
-  const ReplayedModel<F> replayed{blocks, tau, collapse_block, attends, tolerance};
-  for_each_index(results.size(), threads, [&](std::size_t c) {
-    results[c] = replay_chunk(replayed, model.dimension, data, seqs, chunk_first[c], chunk_first[c + 1]);
-  });
-  for (const auto& r : results) {
+  m.state.resize(chunks());
+  m.cache.resize(chunks());
+  m.results.resize(chunks());
+}
+
+template <class F>
+FloatReplay<F>::~FloatReplay() = default;
+
+template <class F>
+std::size_t FloatReplay<F>::chunks() const {
+  return impl_->chunk_first.size() - 1;
+}
+
+template <class F>
+void FloatReplay<F>::run_prefix(std::size_t c, const std::atomic<bool>* stop) {
+  Impl& m = *impl_;
+  const std::size_t first = m.chunk_first[c], last = m.chunk_first[c + 1], offset = m.seqs.begin[first];
+  Mat<F>& X = m.state[c];
+  X.resize(m.dimension, static_cast<Eigen::Index>(m.seqs.begin[last] - offset));
+  for (std::size_t j = first; j < last; ++j)
+    for (std::size_t i = 0; i < m.data.pairs[m.seqs.chosen[j]].input.size(); ++i) {
+      const Point x = m.data.pairs[m.seqs.chosen[j]].input[i];
+      for (int k = 0; k < m.dimension; ++k)
+        X(k, static_cast<Eigen::Index>(m.seqs.begin[j] + i - offset)) = to_float<F>(x[k]);
+    }
+  m.cache[c] = {std::vector<F>(static_cast<std::size_t>(X.cols())),
+                std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
+  m.run_blocks(c, 0, m.prefix_end, std::nullopt, {}, stop);
+}
+
+template <class F>
+void FloatReplay<F>::run_rest(std::size_t c, std::optional<double> tau, const std::vector<std::size_t>& attends) {
+  impl_->run_blocks(c, impl_->prefix_end, impl_->blocks.size(), tau, attends, nullptr);
+  impl_->compare(c);
+}
+
+template <class F>
+FloatRun FloatReplay<F>::result(std::optional<double> tau) const {
+  FloatRun run = impl_->run;
+  run.rule = tau ? "softmax" : "hardmax";
+  for (const auto& r : impl_->results) {
     run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, r.max_relative_hausdorff);
     run.sequences_off_target += r.sequences_off_target;
     run.wrong_leader += r.wrong_leader;
@@ -278,6 +339,20 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
   return run;
 }
 
+template <class F>
+FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
+                   std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
+                   double tolerance, unsigned threads, double budget) {
+  FloatReplay<F> replay(model, data, collapse_block, tolerance, budget);
+  for_each_index(replay.chunks(), threads, [&](std::size_t c) {
+    replay.run_prefix(c);
+    replay.run_rest(c, tau, attends);
+  });
+  return replay.result(tau);
+}
+
+template class FloatReplay<double>;
+template class FloatReplay<float>;
 template FloatRun float_run<double>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
                                     std::optional<std::size_t>, const std::vector<std::size_t>&, double,
                                     unsigned, double);

@@ -1,9 +1,10 @@
 // The same transformer in plain float64 and float32 (hardmax, or softmax at the checked tau)
 // on every sequence: what a float implementation would produce. It is NOT part of any proof:
-// reported beside the certificate, it never decides anything. Cost: two dense float passes,
-// capped by kFloatRunWorkBudget multiply-adds (every benchmark row fits).
+// reported beside the certificate, it never decides anything. Cost: two float passes, capped by
+// kFloatRunWorkBudget multiply-adds each (every benchmark row fits).
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -20,5 +21,27 @@ struct DoubleCrossCheck {
 DoubleCrossCheck double_cross_check(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                                     std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
                                     unsigned threads = 1);
+
+// double_cross_check started before its facts (tau, attends) exist. With threads >= 2 a
+// background thread of the lowest priority (lower_this_threads_priority) builds both float
+// models and runs every chunk's first stage (FloatReplay::run_prefix) while the caller certifies,
+// on the core the caller leaves idle; finish() runs what is left on `threads` threads. The
+// result equals double_cross_check's (which runs through this class) for the same arguments (each chunk computes the same floats
+// whichever thread runs it). model and data must outlive this object.
+class BackgroundCrossCheck {
+ public:
+  BackgroundCrossCheck(const Transformer<Rational>& model, const Dataset& data,
+                       std::optional<std::size_t> collapse_block, unsigned threads);
+  ~BackgroundCrossCheck();  // stops and joins the background thread if finish() was not called
+  BackgroundCrossCheck(const BackgroundCrossCheck&) = delete;
+  BackgroundCrossCheck& operator=(const BackgroundCrossCheck&) = delete;
+
+  // Once per object. Rethrows what the background thread threw (out of memory, for example).
+  DoubleCrossCheck finish(std::optional<double> tau, const std::vector<std::size_t>& attends);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace seqi

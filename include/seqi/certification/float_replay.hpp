@@ -2,8 +2,10 @@
 // what a float implementation of the weights rounded to nearest would produce. A measurement
 // reported beside the certificate; it is NOT part of any proof and never decides anything.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,35 @@ inline constexpr double kFloatRunWorkBudget = 2e11;
 
 // Hausdorff distance between two finite point sets of the same dimension (double).
 double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<Vec<double>>& b);
+
+// One float replay in two stages per chunk of sequences, so that its first stage can run
+// before the certificate's facts exist: run_prefix(c) runs blocks up to the first that needs a
+// fact (the collapse block's certified leaders, or a softmax temperature), run_rest(c) the
+// remaining blocks and the comparison with the targets. Chunks are independent: distinct chunks
+// may run on distinct threads at once, and the result does not depend on which thread ran
+// which chunk or when. Holds references to the dataset (it must outlive the replay).
+template <class F>
+class FloatReplay {
+ public:
+  // The float model (weights rounded to nearest) and the sample within `budget` multiply-adds.
+  FloatReplay(const Transformer<Rational>& model, const Dataset& data, std::optional<std::size_t> collapse_block,
+              double tolerance, double budget = kFloatRunWorkBudget);
+  ~FloatReplay();
+  FloatReplay(const FloatReplay&) = delete;
+  FloatReplay& operator=(const FloatReplay&) = delete;
+
+  std::size_t chunks() const;
+  // Stage 1 of chunk c; returns early (the chunk unusable) once *stop is set.
+  void run_prefix(std::size_t c, const std::atomic<bool>* stop = nullptr);
+  // Stage 2 of chunk c, after its stage 1. tau and attends: as float_run.
+  void run_rest(std::size_t c, std::optional<double> tau, const std::vector<std::size_t>& attends);
+  // After stage 2 of every chunk.
+  FloatRun result(std::optional<double> tau) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // Runs the model in scalar F (float or double), all sequences together layer by layer.
 // tau: softmax temperature, nullopt for hardmax. attends: per token (global index), the
