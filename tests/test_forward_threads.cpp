@@ -18,7 +18,7 @@
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/forward/sparse_feed_forward.hpp"
 #include "seqi/io/random_dataset.hpp"
-#include "seqi/numbers/point_groups.hpp"
+#include "seqi/core/point_groups.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 using namespace seqi;
@@ -191,6 +191,7 @@ BOOST_AUTO_TEST_CASE(the_first_equal_point_group_is_the_pair_the_lexicographic_s
       pts.push_back(x);
     }
     const auto groups = equal_point_groups(pts);
+    BOOST_TEST((equal_point_groups(pts, 3) == groups), "trial " << trial);  // any thread count
     const auto pair = find_equal_pair(pts);
     BOOST_TEST_REQUIRE(groups.empty() == !pair.has_value());
     if (pair) BOOST_TEST((std::pair{groups.front()[0], groups.front()[1]} == *pair), "trial " << trial);

@@ -8,7 +8,7 @@
 #include "seeded_oracles.hpp"
 #include "seqi/construction/separating_shift.hpp"
 #include "seqi/core/rng.hpp"
-#include "seqi/numbers/point_groups.hpp"
+#include "seqi/core/point_groups.hpp"
 #include "seqi/numbers/residue.hpp"
 
 using namespace seqi;
@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(separating_shift_decides_distinctness_exactly) {
       for (std::size_t i = j * n; i < (j + 1) * n; ++i) owner.push_back(j), s += tokens[i];
       mu.push_back(s / Rational(static_cast<long>(n)));
     }
-    const SeparatingShift shift(tokens, owner, mu);
+    const SeparatingShift shift(tokens, owner, mu), threaded(tokens, owner, mu, 3);
     for (int draw = 0; draw < 4; ++draw) {
       const Point f = rng.integer_vector(d, Integer(1 + draw)), v = rng.integer_vector(d, Integer(1 + draw));
       std::vector<Point> expect;
@@ -148,6 +148,8 @@ BOOST_AUTO_TEST_CASE(separating_shift_decides_distinctness_exactly) {
       BOOST_TEST((shift.shifted(f, v) == expect));
       const bool distinct = pairwise_distinct(expect);
       BOOST_TEST(shift.separates(f, v) == distinct, "case " << k << " draw " << draw);
+      BOOST_TEST(threaded.separates(f, v) == distinct, "case " << k << " draw " << draw << ", 3 threads");
+      BOOST_TEST((threaded.shifted(f, v) == expect));
       (distinct ? separated : not_separated)++;
     }
   }

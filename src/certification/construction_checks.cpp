@@ -6,7 +6,7 @@
 
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/core/chunks.hpp"
-#include "seqi/numbers/point_groups.hpp"
+#include "seqi/core/point_groups.hpp"
 
 namespace seqi {
 namespace {

@@ -144,7 +144,7 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   out.record.seed = seed;
   Rng rng(seed);
   TokenState config = inputs_of(data, threads);
-  const auto first_sa = build_separation(config, rng, out);
+  const auto first_sa = build_separation(config, rng, out, threads);
   build_placement(data, config, first_sa, rng, out, threads);
   build_collapse_and_interpolation(data, rng, out);
   balance_hidden_units(out.model, threads);  // same function, smaller weights (lem:relu-rescaling)

@@ -2,48 +2,44 @@
 
 #include <optional>
 
-#include "seqi/numbers/point_groups.hpp"
+#include "seqi/core/point_groups.hpp"
 #include "seqi/numbers/point_set.hpp"
+#include "seqi/core/chunks.hpp"
 #include "seqi/numbers/residue.hpp"
 
 namespace seqi {
 
 SeparatingShift::SeparatingShift(const std::vector<Point>& tokens, const std::vector<std::size_t>& owner,
-                                 const std::vector<Point>& mu)
-    : tokens_(tokens), owner_(owner), mu_(mu) {
+                                 const std::vector<Point>& mu, unsigned threads)
+    : tokens_(tokens), owner_(owner), mu_(mu), threads_(threads) {
   if (tokens.empty()) return;
   weights_ = residue_weights(static_cast<std::size_t>(tokens.front().size()));
-  token_residue_.reserve(tokens.size());
-  for (const auto& x : tokens) {
-    const auto h = weighted_residue(weights_, x);
-    if (!h) {
-      hashed_ = false;
-      return;
-    }
-    token_residue_.push_back(*h);
-  }
+  auto key = weighted_residues(weights_, tokens, threads);
+  hashed_ = key.has_value();
+  if (key) token_residue_ = std::move(*key);
 }
 
 void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& owner, const std::vector<Point>& mu,
-                  const Point& f, const Point& v) {
-  std::vector<Point> step;  // v (f . mu_j), once per sequence
-  step.reserve(mu.size());
-  for (const auto& m : mu) step.push_back(v * dot(f, m));
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const Point& s = step[owner[i]];
-    for (Eigen::Index c = 0; c < s.size(); ++c) {
-      if (s[c].is_zero()) continue;
-      if (tokens[i][c].is_zero())
-        tokens[i][c] = s[c];
-      else
-        tokens[i][c] += s[c];
+                  const Point& f, const Point& v, unsigned threads) {
+  std::vector<Point> step(mu.size());  // v (f . mu_j), once per sequence
+  for_each_index(mu.size(), threads, [&](std::size_t j) { step[j] = v * dot(f, mu[j]); });
+  for_each_chunk(tokens.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) {
+      const Point& s = step[owner[i]];
+      for (Eigen::Index c = 0; c < s.size(); ++c) {
+        if (s[c].is_zero()) continue;
+        if (tokens[i][c].is_zero())
+          tokens[i][c] = s[c];
+        else
+          tokens[i][c] += s[c];
+      }
     }
-  }
+  });
 }
 
 std::vector<Point> SeparatingShift::shifted(const Point& f, const Point& v) const {
   std::vector<Point> out = tokens_;
-  shift_tokens(out, owner_, mu_, f, v);
+  shift_tokens(out, owner_, mu_, f, v, threads_);
   return out;
 }
 
@@ -60,14 +56,10 @@ bool SeparatingShift::separates(const Point& f, const Point& v) const {
     if (!r) return by_sorting();
     f_weights.push_back(*r);
   }
-  std::vector<std::uint64_t> s(mu_.size());  // residues of f . mu_j
-  for (std::size_t j = 0; j < mu_.size(); ++j) {
-    const auto r = weighted_residue(f_weights, mu_[j]);
-    if (!r) return by_sorting();
-    s[j] = *r;
-  }
+  const auto s = weighted_residues(f_weights, mu_, threads_);  // residues of f . mu_j
+  if (!s) return by_sorting();
   std::vector<std::uint64_t> key(tokens_.size());
-  for (std::size_t i = 0; i < key.size(); ++i) key[i] = add_mod(token_residue_[i], mul_mod(s[owner_[i]], *hv));
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = add_mod(token_residue_[i], mul_mod((*s)[owner_[i]], *hv));
   std::vector<std::optional<Rational>> exact_s(mu_.size());
   for (const auto& run : equal_key_runs(key)) {
     std::vector<Point> pts;

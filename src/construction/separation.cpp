@@ -9,7 +9,8 @@
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/isolation.hpp"
 #include "seqi/construction/separating_shift.hpp"
-#include "seqi/numbers/point_groups.hpp"
+#include "seqi/core/parallel.hpp"
+#include "seqi/core/point_groups.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
@@ -18,12 +19,14 @@ namespace {
 // Groups of token indices holding one point that lies in two or more sequences (H1: a
 // point occurs at most once per sequence, so a group of size >= 2 spans >= 2 sequences),
 // in lexicographic order of the points.
-std::vector<std::vector<std::size_t>> shared_points(const TokenState& c) { return equal_point_groups(c.tokens); }
+std::vector<std::vector<std::size_t>> shared_points(const TokenState& c, unsigned threads) {
+  return equal_point_groups(c.tokens, threads);
+}
 
-std::vector<Point> sequence_means(const TokenState& c) {
-  std::vector<Point> mu;
-  mu.reserve(c.sequences());
-  for (std::size_t j = 0; j < c.sequences(); ++j) {  // in place, zero terms skipped
+// The mean of each sequence's tokens (sequences on `threads` threads).
+std::vector<Point> sequence_means(const TokenState& c, unsigned threads = 1) {
+  std::vector<Point> mu(c.sequences());
+  for_each_index(c.sequences(), threads, [&](std::size_t j) {  // in place, zero terms skipped
     Point s = Point::Zero(c.tokens.front().size());
     for (std::size_t i = c.begin[j]; i < c.begin[j + 1]; ++i)
       for (Eigen::Index k = 0; k < s.size(); ++k)
@@ -31,8 +34,8 @@ std::vector<Point> sequence_means(const TokenState& c) {
     const Rational n(static_cast<long>(c.size_of(j)));
     for (Eigen::Index k = 0; k < s.size(); ++k)
       if (!s[k].is_zero()) s[k] /= n;
-    mu.push_back(std::move(s));
-  }
+    mu[j] = std::move(s);
+  });
   return mu;
 }
 
@@ -112,28 +115,28 @@ void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) 
 
 }  // namespace
 
-SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& out) {
-  auto groups = shared_points(c);
+SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads) {
+  auto groups = shared_points(c, threads);
   if (groups.empty()) return SelfAttention<Rational>::identity();
   const auto owner = c.owners();
-  auto mu = sequence_means(c);
+  auto mu = sequence_means(c, threads);
   while (const auto pair = equal_mean_sharing_pair(groups, owner, mu)) {
     lift_one_point(c, point_in_symmetric_difference(c, pair->first, pair->second), rng, out);
-    groups = shared_points(c);
-    mu = sequence_means(c);
+    groups = shared_points(c, threads);
+    mu = sequence_means(c, threads);
   }
   // Shift x -> x + v (f . mean_j): all tokens pairwise distinct afterwards (lem:separation).
   const int d = static_cast<int>(c.tokens.front().size());
   Point f, v;
   {
-    const SeparatingShift shift_of(c.tokens, owner, mu);  // reads c.tokens until the choice is made
+    const SeparatingShift shift_of(c.tokens, owner, mu, threads);  // reads c.tokens until the choice is made
     choose_generic("shift (f, v)", 4, [&](const Integer& range) {
       f = rng.integer_vector(d, range);
       v = rng.integer_vector(d, Integer(4));  // only f must widen to separate the means (lem:shift-size)
       return !v.isZero() && shift_of.separates(f, v);
     }, out.record.choices);
   }
-  shift_tokens(c.tokens, owner, mu, f, v);
+  shift_tokens(c.tokens, owner, mu, f, v, threads);
   out.record.separation.shift_used = true;
   SelfAttention<Rational> shift = SelfAttention<Rational>::identity();
   shift.V = StructuredMatrix<Rational>::rank_one(v, f);

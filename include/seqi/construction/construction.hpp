@@ -70,7 +70,7 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
 // Phases, each appending its blocks and advancing `config` (the exact token positions after
 // the blocks built so far; a construction-side forward pass that the certificate redoes).
 // Separation returns the attention layer of the next block: the shift, or the identity.
-SelfAttention<Rational> build_separation(TokenState& config, Rng& rng, Construction& out);
+SelfAttention<Rational> build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1);
 void build_placement(const Dataset& data, TokenState& config, const SelfAttention<Rational>& first_sa,
                      Rng& rng, Construction& out, unsigned threads = 1);
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);

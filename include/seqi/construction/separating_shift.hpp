@@ -11,16 +11,17 @@
 
 namespace seqi {
 
-// x_i += v (f . mu_owner[i]) for every token i, in place.
+// x_i += v (f . mu_owner[i]) for every token i, in place (on `threads` threads).
 void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& owner, const std::vector<Point>& mu,
-                  const Point& f, const Point& v);
+                  const Point& f, const Point& v, unsigned threads = 1);
 
 // Preconditions: owner[i] < mu.size() is the sequence of token i, mu[j] its mean; the
 // references stay valid while the object is used.
 class SeparatingShift {
  public:
+  // threads: for the residues of the tokens and of the means; no result depends on it.
   SeparatingShift(const std::vector<Point>& tokens, const std::vector<std::size_t>& owner,
-                  const std::vector<Point>& mu);
+                  const std::vector<Point>& mu, unsigned threads = 1);
 
   // x_i + v (f . mu_owner[i]) for every token i.
   std::vector<Point> shifted(const Point& f, const Point& v) const;
@@ -32,6 +33,7 @@ class SeparatingShift {
   const std::vector<Point>& tokens_;
   const std::vector<std::size_t>& owner_;
   const std::vector<Point>& mu_;
+  unsigned threads_;
   std::vector<std::uint64_t> weights_, token_residue_;
   bool hashed_ = true;  // false when p divides a token's denominator: exact sort instead
 };

@@ -4,17 +4,23 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "seqi/numbers/rational.hpp"
 
 namespace seqi {
 
+// weighted_residue (numbers/residue.hpp) of every point, on `threads` threads (the same result
+// for any count); nullopt when p divides a denominator of some point.
+std::optional<std::vector<std::uint64_t>> weighted_residues(const std::vector<std::uint64_t>& w,
+                                                            const std::vector<Point>& pts, unsigned threads);
+
 // Runs of indices with equal keys, each of size >= 2 and ascending, ordered by key.
 std::vector<std::vector<std::size_t>> equal_key_runs(const std::vector<std::uint64_t>& key);
 
 // Groups of >= 2 indices holding one point: indices ascending within a group, groups in
 // lexicographic order of their points (as found by a stable lexicographic sort).
-std::vector<std::vector<std::size_t>> equal_point_groups(const std::vector<Point>& pts);
+std::vector<std::vector<std::size_t>> equal_point_groups(const std::vector<Point>& pts, unsigned threads = 1);
 
 }  // namespace seqi

@@ -1,8 +1,10 @@
-#include "seqi/numbers/point_groups.hpp"
+#include "seqi/core/point_groups.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
+#include "seqi/core/chunks.hpp"
 #include "seqi/numbers/point_set.hpp"
 #include "seqi/numbers/residue.hpp"
 
@@ -32,6 +34,21 @@ void append_equal_classes(const std::vector<Point>& pts, std::vector<std::size_t
 
 }  // namespace
 
+std::optional<std::vector<std::uint64_t>> weighted_residues(const std::vector<std::uint64_t>& w,
+                                                            const std::vector<Point>& pts, unsigned threads) {
+  std::vector<std::uint64_t> key(pts.size());
+  std::atomic<bool> hashed{true};
+  for_each_chunk(pts.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last && hashed.load(std::memory_order_relaxed); ++i) {
+      const auto h = weighted_residue(w, pts[i]);
+      if (!h) hashed = false;
+      else key[i] = *h;
+    }
+  });
+  if (!hashed) return std::nullopt;
+  return key;
+}
+
 std::vector<std::vector<std::size_t>> equal_key_runs(const std::vector<std::uint64_t>& key) {
   std::vector<std::pair<std::uint64_t, std::size_t>> sorted(key.size());
   for (std::size_t i = 0; i < key.size(); ++i) sorted[i] = {key[i], i};
@@ -49,24 +66,17 @@ std::vector<std::vector<std::size_t>> equal_key_runs(const std::vector<std::uint
   return runs;
 }
 
-std::vector<std::vector<std::size_t>> equal_point_groups(const std::vector<Point>& pts) {
+std::vector<std::vector<std::size_t>> equal_point_groups(const std::vector<Point>& pts, unsigned threads) {
   std::vector<std::vector<std::size_t>> groups;
   if (pts.empty()) return groups;
-  const auto w = residue_weights(static_cast<std::size_t>(pts.front().size()));
-  std::vector<std::uint64_t> key(pts.size());
-  bool hashed = true;
-  for (std::size_t i = 0; i < pts.size() && hashed; ++i) {
-    const auto h = weighted_residue(w, pts[i]);
-    hashed = h.has_value();
-    if (hashed) key[i] = *h;
-  }
-  if (!hashed) {  // p divides a denominator: every point is one candidate run
+  const auto key = weighted_residues(residue_weights(static_cast<std::size_t>(pts.front().size())), pts, threads);
+  if (!key) {  // p divides a denominator: every point is one candidate run
     std::vector<std::size_t> all(pts.size());
     for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
     append_equal_classes(pts, std::move(all), groups);
     return groups;
   }
-  for (auto& run : equal_key_runs(key)) append_equal_classes(pts, std::move(run), groups);
+  for (auto& run : equal_key_runs(*key)) append_equal_classes(pts, std::move(run), groups);
   std::sort(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
     return lex_less(pts[a.front()], pts[b.front()]);
   });
