@@ -27,6 +27,31 @@ std::size_t tokens_of(const std::vector<std::size_t>& lengths, const std::vector
   return t;
 }
 
+// A seeded random dataset in d = 3 (coordinates up to 30, denominators up to 5) of N sequences
+// of n_min .. n_max tokens, built and certified under hardmax with Lemma P shown.
+struct CertifiedRandom {
+  Dataset data;
+  Construction built;
+  Certificate cert;
+};
+CertifiedRandom certified_random(std::uint64_t seed, std::size_t N, std::size_t n_min, std::size_t n_max,
+                                 std::size_t m_max) {
+  RandomDatasetSpec spec;
+  spec.N = N;
+  spec.n_min = n_min;
+  spec.n_max = n_max;
+  spec.m_max = m_max;
+  spec.d = 3;
+  spec.coordinate_range = 30;
+  spec.max_denominator = 5;
+  CertifiedRandom out{random_dataset(spec, seed), {}, {}};
+  out.built = build_interpolating_transformer(out.data, seed);
+  out.cert = certify_construction_hardmax(out.data, out.built, false);
+  BOOST_REQUIRE(out.cert.lemma_p.has_value());
+  BOOST_REQUIRE(out.cert.lemma_p->ok);
+  return out;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(a_sample_within_the_budget_is_every_sequence) {
@@ -77,19 +102,7 @@ BOOST_AUTO_TEST_CASE(a_sample_stays_within_the_budget_and_is_never_empty) {
 BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_indices) {
   const std::uint64_t seed = base_seed("replay_sample_run");
   std::cout << "budgeted float run seed " << seed << "\n";
-  RandomDatasetSpec spec;
-  spec.N = 60;
-  spec.n_min = 2;
-  spec.n_max = 6;
-  spec.m_max = 2;
-  spec.d = 3;
-  spec.coordinate_range = 30;
-  spec.max_denominator = 5;
-  const Dataset data = random_dataset(spec, seed);
-  const Construction built = build_interpolating_transformer(data, seed);
-  const Certificate cert = certify_construction_hardmax(data, built, false);
-  BOOST_REQUIRE(cert.lemma_p.has_value());
-  BOOST_REQUIRE(cert.lemma_p->ok);
+  const auto [data, built, cert] = certified_random(seed, 60, 2, 6, 2);
   const auto& attends = cert.lemma_p->attends;
   const std::size_t collapse = built.record.collapse_block;
   double per_token = 0;
@@ -124,18 +137,7 @@ BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_
 BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
   const std::uint64_t seed = base_seed("background_cross_check");
   std::cout << "background cross-check seed " << seed << "\n";
-  RandomDatasetSpec spec;
-  spec.N = 150;
-  spec.n_min = 4;
-  spec.n_max = 20;
-  spec.m_max = 3;
-  spec.d = 3;
-  spec.coordinate_range = 30;
-  spec.max_denominator = 5;
-  const Dataset data = random_dataset(spec, seed);
-  const Construction built = build_interpolating_transformer(data, seed);
-  const Certificate cert = certify_construction_hardmax(data, built, false);
-  BOOST_REQUIRE(cert.lemma_p.has_value());
+  const auto [data, built, cert] = certified_random(seed, 150, 4, 20, 3);
   const auto& attends = cert.lemma_p->attends;
   const std::size_t collapse = built.record.collapse_block;
   auto expect_same = [](const FloatRun& a, const FloatRun& b) {
