@@ -1,5 +1,6 @@
 #include "seqi/certification/double_cross_check.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <future>
@@ -81,7 +82,7 @@ BackgroundCrossCheck::~BackgroundCrossCheck() {
 
 DoubleCrossCheck BackgroundCrossCheck::finish(std::optional<double> tau, const std::vector<std::size_t>& attends) {
   Impl& m = *impl_;
-  const unsigned threads = m.threads;
+  const unsigned threads = std::max(1u, m.threads);  // 0 would leave stage 1 undone
   if (m.background.joinable()) {
     m.built.get();
   } else {
