@@ -153,6 +153,7 @@ BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
     const DoubleCrossCheck sync = double_cross_check(built.model, data, tau, collapse, attends, 1);
     BOOST_TEST(sync.float64.sequences_checked == data.pairs.size());
     BOOST_TEST(sync.float64.rule == (tau ? "softmax" : "hardmax"));
+    expect_same(sync.float64, double_cross_check(built.model, data, tau, collapse, attends, 0).float64);  // 0 runs as 1
     for (const auto wait : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
       BackgroundCrossCheck early(built.model, data, collapse, 2);
       std::this_thread::sleep_for(wait);
