@@ -27,15 +27,18 @@ std::size_t tokens_of(const std::vector<std::size_t>& lengths, const std::vector
   return t;
 }
 
-// A seeded random dataset in d = 3 (coordinates up to 30, denominators up to 5) of N sequences
-// of n_min .. n_max tokens, built and certified under hardmax with Lemma P shown.
+// A random dataset in d = 3 (coordinates up to 30, denominators up to 5) of N sequences of
+// n_min .. n_max tokens, seeded by base_seed(name) (printed), built and certified under hardmax
+// with Lemma P shown.
 struct CertifiedRandom {
   Dataset data;
   Construction built;
   Certificate cert;
 };
-CertifiedRandom certified_random(std::uint64_t seed, std::size_t N, std::size_t n_min, std::size_t n_max,
+CertifiedRandom certified_random(const char* name, std::size_t N, std::size_t n_min, std::size_t n_max,
                                  std::size_t m_max) {
+  const std::uint64_t seed = base_seed(name);
+  std::cout << name << " seed " << seed << "\n";
   RandomDatasetSpec spec;
   spec.N = N;
   spec.n_min = n_min;
@@ -100,9 +103,7 @@ BOOST_AUTO_TEST_CASE(a_sample_stays_within_the_budget_and_is_never_empty) {
 // wrong-leader count looks at exactly the sampled tokens under their dataset-wide index: the
 // certified leaders give 0, leaders that no token has give every sampled token.
 BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_indices) {
-  const std::uint64_t seed = base_seed("replay_sample_run");
-  std::cout << "budgeted float run seed " << seed << "\n";
-  const auto [data, built, cert] = certified_random(seed, 60, 2, 6, 2);
+  const auto [data, built, cert] = certified_random("replay_sample_run", 60, 2, 6, 2);
   const auto& attends = cert.lemma_p->attends;
   const std::size_t collapse = built.record.collapse_block;
   double per_token = 0;
@@ -135,9 +136,7 @@ BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_
 // whether finish() comes at once or after the background thread had time to work; dropped
 // unfinished, it stops and joins its thread.
 BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
-  const std::uint64_t seed = base_seed("background_cross_check");
-  std::cout << "background cross-check seed " << seed << "\n";
-  const auto [data, built, cert] = certified_random(seed, 150, 4, 20, 3);
+  const auto [data, built, cert] = certified_random("background_cross_check", 150, 4, 20, 3);
   const auto& attends = cert.lemma_p->attends;
   const std::size_t collapse = built.record.collapse_block;
   auto expect_same = [](const FloatRun& a, const FloatRun& b) {

@@ -2,9 +2,9 @@
 
 #include <optional>
 
+#include "seqi/core/chunks.hpp"
 #include "seqi/core/point_groups.hpp"
 #include "seqi/numbers/point_set.hpp"
-#include "seqi/core/chunks.hpp"
 #include "seqi/numbers/residue.hpp"
 
 namespace seqi {
