@@ -14,7 +14,8 @@ using namespace seqi;
 // Placement reading with every place left of every shrunk token (lem:places-left in
 // proofs/spread-slots.tex): the reading's defining inequality from the definition, every
 // placement hat after the shrink layer inactive on every place (all pre-activations < 0,
-// evaluated from the layer's own U and b), and the certificate's check failing on a moved place.
+// evaluated from the layer's own U and b), and the certificate's check failing on a moved place;
+// for the one-arc places and for the axis places of classification data (every m_j = 1).
 
 namespace {
 
@@ -47,6 +48,59 @@ Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d)
     data.pairs.push_back(std::move(pair));
   }
   return data;
+}
+
+// N sequences of n tokens with one target each, from `labels` classes (axis places,
+// lem:grouped-places (1)): a classification dataset.
+Dataset classify_dataset(std::mt19937_64& g, std::size_t N, std::size_t n, int d, long labels) {
+  Dataset data;
+  data.name = "places-left-classify";
+  data.dimension = d;
+  std::uniform_int_distribution<long> c(-9, 9);
+  for (std::size_t j = 0; j < N; ++j) {
+    SequencePair pair;
+    for (std::size_t i = 0; i < n; ++i) {
+      Point x(d);
+      for (int k = 0; k < d; ++k) x[k] = Rational(c(g), 1 + static_cast<long>(g() % 4));
+      x[0] = Rational(static_cast<long>(j * n + i));  // distinct tokens and sequences (H3)
+      pair.input.push_back(x);
+    }
+    Point y = Point::Zero(d);
+    y[1] = Rational(static_cast<long>(g() % static_cast<std::uint64_t>(labels)));
+    pair.output.push_back(y);
+    data.pairs.push_back(std::move(pair));
+  }
+  return data;
+}
+
+// Every placement hat after the shrink layer is negative on every place (pre-activations from
+// the layer's own U and b), the certificate's check passes and fails once a place is moved.
+void check_every_later_hat_inactive_on_every_place(const Dataset& data, std::uint64_t seed) {
+  const auto built = build_interpolating_transformer(data, seed);
+  BOOST_TEST_REQUIRE(built.record.placement.places_left());
+  std::size_t placement = 0;
+  for (const auto& block : built.model.blocks) {
+    if (block.phase != Phase::placement || placement++ == 0) continue;  // after the shrink layer
+    for (const auto& placed : built.record.placement.placed)
+      for (const auto& P : placed) {
+        const Vec<Rational> pre = block.ff.U * P + block.ff.b;
+        for (Eigen::Index u = 0; u < pre.size(); ++u) BOOST_TEST(pre[u] < 0);
+      }
+  }
+  BOOST_TEST(placement == data.sum_m());
+  Certificate cert;
+  add_places_left_check(cert, built);
+  BOOST_TEST_REQUIRE(cert.checks.size() == 1u);
+  BOOST_TEST(cert.checks[0].lemma == "lem:places-left");
+  BOOST_TEST(cert.checks[0].passed, cert.checks[0].detail);
+  const auto hard = certify_construction_hardmax(data, built, false);
+  BOOST_TEST(hard.verified);
+  // Tampered record: a place far along the reading fails the check.
+  auto moved = built;
+  moved.record.placement.placed[0][0] = moved.record.placement.reading * 1000;
+  Certificate tampered;
+  add_places_left_check(tampered, moved);
+  BOOST_TEST(!tampered.checks[0].passed);
 }
 
 }  // namespace
@@ -106,32 +160,37 @@ BOOST_AUTO_TEST_CASE(every_later_placement_hat_is_inactive_on_every_place) {
   std::mt19937_64 g(testing::base_seed("places_left") + 1);
   for (int trial = 0; trial < 3; ++trial) {
     const auto data = one_arc_dataset(g, 8 + 4 * static_cast<std::size_t>(trial), 3, 2 + trial);
-    BOOST_TEST_CONTEXT("trial " << trial) {
-      const auto built = build_interpolating_transformer(data, 11 + static_cast<std::uint64_t>(trial));
-      BOOST_TEST_REQUIRE(built.record.placement.collapse.has_value());
-      std::size_t placement = 0;
-      for (const auto& block : built.model.blocks) {
-        if (block.phase != Phase::placement || placement++ == 0) continue;  // after the shrink layer
-        for (const auto& placed : built.record.placement.placed)
-          for (const auto& P : placed) {
-            const Vec<Rational> pre = block.ff.U * P + block.ff.b;
-            for (Eigen::Index u = 0; u < pre.size(); ++u) BOOST_TEST(pre[u] < 0);
-          }
-      }
-      BOOST_TEST(placement == data.sum_m());
-      Certificate cert;
-      add_places_left_check(cert, built);
-      BOOST_TEST_REQUIRE(cert.checks.size() == 1u);
-      BOOST_TEST(cert.checks[0].lemma == "lem:places-left");
-      BOOST_TEST(cert.checks[0].passed, cert.checks[0].detail);
-      const auto hard = certify_construction_hardmax(data, built, false);
-      BOOST_TEST(hard.verified);
-      // Tampered record: a place far along the reading fails the check.
-      auto moved = built;
-      moved.record.placement.placed[0][1] = moved.record.placement.reading * 1000;
-      Certificate tampered;
-      add_places_left_check(tampered, moved);
-      BOOST_TEST(!tampered.checks[0].passed);
+    BOOST_TEST_CONTEXT("one arc, trial " << trial) {
+      check_every_later_hat_inactive_on_every_place(data, 11 + static_cast<std::uint64_t>(trial));
     }
   }
+}
+
+// Every m_j = 1 (lem:grouped-places (1)): the places R_j e1 read left of the shrunk tokens too.
+BOOST_AUTO_TEST_CASE(classification_places_read_left_of_every_shrunk_token) {
+  std::mt19937_64 g(testing::base_seed("places_left") + 2);
+  for (int trial = 0; trial < 3; ++trial) {
+    const auto data = classify_dataset(g, 10 + 7 * static_cast<std::size_t>(trial), 3 + static_cast<std::size_t>(trial),
+                                       2 + trial, 3);
+    BOOST_TEST_CONTEXT("classify, trial " << trial) {
+      BOOST_TEST_REQUIRE(!build_interpolating_transformer(data, 5).record.placement.collapse.has_value());
+      check_every_later_hat_inactive_on_every_place(data, 5 + static_cast<std::uint64_t>(trial));
+    }
+  }
+}
+
+// Per-sequence circles (lem:grouped-places (2)): no claim, no check.
+BOOST_AUTO_TEST_CASE(per_sequence_circles_get_no_places_left_check) {
+  std::mt19937_64 g(testing::base_seed("places_left") + 3);
+  auto data = classify_dataset(g, 6, 4, 3, 2);
+  for (std::size_t j = 0; j < data.pairs.size(); ++j) data.pairs[j].output[0][1] = Rational(static_cast<long>(j));
+  Point y = Point::Zero(3);
+  y[2] = 5;
+  data.pairs[0].output.push_back(y);  // m_1 = 2, distinct targets, sum(m) - D = 0: case (2)
+  const auto built = build_interpolating_transformer(data, 3);
+  BOOST_TEST_REQUIRE(!built.record.placement.collapse.has_value());
+  BOOST_TEST(!built.record.placement.places_left());
+  Certificate cert;
+  add_places_left_check(cert, built);
+  BOOST_TEST(cert.checks.empty());
 }

@@ -26,7 +26,7 @@ std::optional<Rational> positive_multiple(const Point& u, const Point& r) {
 
 void add_places_left_check(Certificate& cert, const Construction& built) {
   const auto& rec = built.record.placement;
-  if (!rec.collapse) return;  // only the one-arc places read left of the shrunk tokens
+  if (!rec.places_left()) return;  // the per-sequence circles do not read left of the shrunk tokens
   std::optional<Rational> highest;  // max over the places of r . P
   for (const auto& placed : rec.placed)
     for (const auto& p : placed) {

@@ -96,9 +96,9 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   };
   std::vector<Candidate> kept;
   const int candidates = c.tokens.size() > 4000 ? 2 : 6;
-  // One-arc places (lem:grouped-places (3)): every place reads left of every shrunk token, and
-  // each hat keeps its margin from every place (lem:places-left).
-  const bool places_left = rec.collapse.has_value();
+  // Axis or one-arc places (lem:grouped-places (1), (3)): every place reads left of every shrunk
+  // token, and each hat keeps its margin from every place (lem:places-left).
+  const bool places_left = rec.places_left();
   choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
                           Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
     rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));

@@ -1,6 +1,7 @@
 // Builds the interpolating transformer of proofs/construction.tex (phases S, P, C, I)
 // and records every generic choice, so the certificate can state and re-check them.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -32,6 +33,13 @@ struct PlacementRecord {
   // Collapse direction a = a1 e1 + a2 e2 fixed by the grouped places (lem:grouped-places);
   // nullopt: any a with a1 = 1 keeps the slot order (every m_j = 1).
   std::optional<std::pair<Rational, Rational>> collapse;
+  // The places admit a placement reading with every place left of every shrunk token
+  // (lem:places-left): the axis places of case (1) (every m_j = 1, no circle leader) and the
+  // one-arc places of case (3) of lem:grouped-places; not the per-sequence circles of case (2).
+  bool places_left() const {
+    return collapse.has_value() ||
+           std::all_of(circle_t.begin(), circle_t.end(), [](const std::vector<Rational>& t) { return t.empty(); });
+  }
 };
 
 struct InterpolationRecord {
