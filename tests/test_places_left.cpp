@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <random>
+#include <string>
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/certification/construction_checks.hpp"
@@ -19,22 +20,30 @@ using namespace seqi;
 
 namespace {
 
-
-// N sequences of m + 1 tokens in dimension d with m >= 3 distinct targets each (one-arc places,
-// lem:grouped-places (3), since targets repeat across sequences).
-Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d) {
+// N sequences of n random tokens in dimension d (distinct tokens and sequences: H3), no targets.
+Dataset random_inputs(std::mt19937_64& g, const std::string& name, std::size_t N, std::size_t n, int d) {
   Dataset data;
-  data.name = "places-left";
+  data.name = name;
   data.dimension = d;
   std::uniform_int_distribution<long> c(-9, 9);
   for (std::size_t j = 0; j < N; ++j) {
     SequencePair pair;
-    for (std::size_t i = 0; i <= m; ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       Point x(d);
       for (int k = 0; k < d; ++k) x[k] = Rational(c(g), 1 + static_cast<long>(g() % 4));
-      x[0] = Rational(static_cast<long>(j * (m + 1) + i));  // distinct tokens and sequences (H3)
+      x[0] = Rational(static_cast<long>(j * n + i));
       pair.input.push_back(x);
     }
+    data.pairs.push_back(std::move(pair));
+  }
+  return data;
+}
+
+// N sequences of m + 1 tokens in dimension d with m >= 3 distinct targets each (one-arc places,
+// lem:grouped-places (3), since targets repeat across sequences).
+Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d) {
+  Dataset data = random_inputs(g, "places-left", N, m + 1, d);
+  for (auto& pair : data.pairs) {
     std::vector<long> used;
     while (pair.output.size() < m) {
       const long y = static_cast<long>(g() % (2 * m));
@@ -45,7 +54,6 @@ Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d)
       t[1] = Rational(-y, 3);
       pair.output.push_back(t);
     }
-    data.pairs.push_back(std::move(pair));
   }
   return data;
 }
@@ -53,22 +61,11 @@ Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d)
 // N sequences of n tokens with one target each, from `labels` classes (axis places,
 // lem:grouped-places (1)): a classification dataset.
 Dataset classify_dataset(std::mt19937_64& g, std::size_t N, std::size_t n, int d, long labels) {
-  Dataset data;
-  data.name = "places-left-classify";
-  data.dimension = d;
-  std::uniform_int_distribution<long> c(-9, 9);
-  for (std::size_t j = 0; j < N; ++j) {
-    SequencePair pair;
-    for (std::size_t i = 0; i < n; ++i) {
-      Point x(d);
-      for (int k = 0; k < d; ++k) x[k] = Rational(c(g), 1 + static_cast<long>(g() % 4));
-      x[0] = Rational(static_cast<long>(j * n + i));  // distinct tokens and sequences (H3)
-      pair.input.push_back(x);
-    }
+  Dataset data = random_inputs(g, "places-left-classify", N, n, d);
+  for (auto& pair : data.pairs) {
     Point y = Point::Zero(d);
     y[1] = Rational(static_cast<long>(g() % static_cast<std::uint64_t>(labels)));
     pair.output.push_back(y);
-    data.pairs.push_back(std::move(pair));
   }
   return data;
 }
