@@ -165,7 +165,8 @@ LayerPrep prepare_layer(const FeedForward<Rational>& ff) {
 }
 
 // LayerPrep of the blocks of a model, in batches computed on `threads` threads as the run
-// reaches them (a batch at a time: memory O(batch), not O(blocks)).
+// reaches them (a batch at a time: memory O(batch), not O(blocks)). After forms_only(), later
+// batches hold only `one`: what the exact run still needs once the bound has stopped.
 class LayerPreps {
  public:
   LayerPreps(const Transformer<Rational>& model, unsigned threads) : model_(model), threads_(threads) {}
@@ -173,6 +174,7 @@ class LayerPreps {
     if (b < first_ || b >= first_ + preps_.size()) fill_from(b);
     return preps_[b - first_];
   }
+  void forms_only() { forms_only_ = true; }
 
  private:
   void fill_from(std::size_t b) {
@@ -180,13 +182,19 @@ class LayerPreps {
     first_ = b;
     preps_.assign(n, LayerPrep{});
     for_each_index(n, threads_, [&](std::size_t k) {
+      const auto& ff = model_.blocks[b + k].ff;
+      if (forms_only_) {
+        preps_[k].one = one_direction_form(ff);
+        return;
+      }
       UpwardRounding up;
-      preps_[k] = prepare_layer(model_.blocks[b + k].ff);
+      preps_[k] = prepare_layer(ff);
     });
   }
   static constexpr std::size_t kBatch = 256;
   const Transformer<Rational>& model_;
   unsigned threads_;
+  bool forms_only_ = false;
   std::size_t first_ = 0;
   std::vector<LayerPrep> preps_;
 };
@@ -1092,11 +1100,13 @@ std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAtte
   const auto& block = s_->model.blocks[b];
   Propagation& run = s_->run;
   const bool attends = !block.sa.V.is_zero() || block.sa.rho != 1;  // else the layer maps x to x, in floats too
-  // The rest of the block once the bound has failed: the exact run only.
+  // The rest of the block once the bound has failed: the exact run only (the layer's form from
+  // the preps, computed in batches on the threads).
   const auto advance_from = [&](bool at_attention) -> std::optional<std::string> {
     if (at_attention)
       if (auto f = attention({})) return f;
-    return feed_forward(one_direction_form(block.ff));
+    s_->preps.forms_only();
+    return feed_forward(s_->preps.at(b).one);
   };
   s_->next_block = b + 1;
   if (s_->stopped) return advance_from(true);
