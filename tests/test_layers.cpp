@@ -12,6 +12,7 @@
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
+#include "seqi/forward/pattern_image.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -433,6 +434,48 @@ BOOST_AUTO_TEST_CASE(exact_forward_matches_dense_on_random_transformers) {
   BOOST_TEST(moved_by_sparse > 0u);  // the one-direction layers did act on some tokens
   std::cout << "  sparse layers " << total.ff_sparse_layers << ", dense " << total.ff_dense_layers
             << ", tokens moved by sparse layers " << moved_by_sparse << "\n";
+}
+
+// PatternImage (one update per token from its activation pattern) against the dense definition
+// ff.apply on random one-direction layers: widths 1 to 6, zero slopes (constant units), sparse W,
+// eta != 1, and tokens read exactly at a breakpoint (a unit with pre-activation 0 is inactive).
+BOOST_AUTO_TEST_CASE(pattern_image_equals_the_dense_layer) {
+  const auto seed = base_seed("pattern image");
+  Gen gen{std::mt19937_64(seed)};
+  std::size_t at_breakpoint = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int d = static_cast<int>(gen.integer(2, 5));
+    const auto w = static_cast<Eigen::Index>(gen.integer(1, 6));
+    const Point r = gen.nonzero_int_vec(d, 3);
+    FeedForward<Rational> ff;
+    ff.eta = gen.coin(30) ? Rational(1) : gen.rat(3, 4);
+    ff.U.resize(w, d);
+    ff.W.resize(d, w);
+    ff.b.resize(w);
+    for (Eigen::Index k = 0; k < w; ++k) {
+      const Rational slope = gen.coin(20) ? Rational(0) : gen.rat(3, 2);
+      ff.U.row(k) = (r * slope).transpose();
+      ff.b[k] = gen.rat(4, 3);
+      for (int c = 0; c < d; ++c) ff.W(c, k) = gen.coin(40) ? Rational(0) : gen.rat(3, 3);
+    }
+    const auto form = one_direction_form(ff);
+    if (!form) continue;  // every slope 0: no direction
+    const PatternImage image(ff, *form);
+    BOOST_TEST_CONTEXT("trial " << trial << " (seed " << seed << ")") {
+      for (int i = 0; i < 12; ++i) {
+        Point x = gen.vec(d, 5, 3);
+        const Eigen::Index k = static_cast<Eigen::Index>(gen.integer(0, w - 1));
+        if (i % 3 == 0 && form->slope[static_cast<std::size_t>(k)] != 0) {
+          // Move x along r onto unit k's breakpoint: r.x = -b_k / slope_k.
+          const Rational target = -ff.b[k] / form->slope[static_cast<std::size_t>(k)];
+          x += r * ((target - dot(form->r, x)) / dot(form->r, r));
+          ++at_breakpoint;
+        }
+        CHECK_POINT(image(x, dot(form->r, x)), ff.apply(x));
+      }
+    }
+  }
+  BOOST_TEST(at_breakpoint > 100u);
 }
 
 BOOST_AUTO_TEST_CASE(exact_forward_whole_model_matches_forward_dense_per_sequence) {

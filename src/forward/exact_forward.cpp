@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "seqi/core/parallel.hpp"
+#include "seqi/forward/pattern_image.hpp"
 #include "seqi/forward/sparse_feed_forward.hpp"
 #include "seqi/numbers/bit_limit.hpp"
 
@@ -106,10 +107,15 @@ void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff, const std
       if (index_.reading(i) != centre) margin = std::min(margin, Rational(abs(index_.reading(i) - centre) / half));
     last_centre_margin_ = margin;
   }
+  // A layer that touches every token: its activation patterns once, then one update per token.
+  std::optional<PatternImage> pattern;
+  if (form && !form->identity_outside && form->slope.size() <= PatternImage::kMaxWidth) pattern.emplace(ff, *form);
   const auto step = apply_feed_forward_sparsely(
       state_.tokens, index_, form, exact_reading, [](const Point& a, const Point& b) { return equal_points(a, b); },
       [&](const Point& x, std::size_t i) -> std::optional<Point> {
-        Point y = form ? apply_one_direction(ff, *form, x, index_.reading(i)) : ff.apply(x);
+        Point y = pattern ? (*pattern)(x, index_.reading(i))
+                  : form  ? apply_one_direction(ff, *form, x, index_.reading(i))
+                          : ff.apply(x);
         check_bits(y, i);
         return y;
       },
