@@ -95,9 +95,15 @@ void check_every_later_hat_inactive_on_every_place(const Dataset& data, std::uin
   // Tampered record: a place far along the reading fails the check.
   auto moved = built;
   moved.record.placement.placed[0][0] = moved.record.placement.reading * 1000;
-  Certificate tampered;
+  Certificate tampered, tampered3;
   add_places_left_check(tampered, moved);
   BOOST_TEST(!tampered.checks[0].passed);
+  // On 3 threads: the same verdict and the same first failing block.
+  add_places_left_check(tampered3, moved, 3);
+  BOOST_TEST(tampered3.checks[0].detail == tampered.checks[0].detail);
+  Certificate cert3;
+  add_places_left_check(cert3, built, 3);
+  BOOST_TEST(cert3.checks[0].detail == cert.checks[0].detail);
 }
 
 }  // namespace
@@ -121,7 +127,7 @@ BOOST_AUTO_TEST_CASE(reading_puts_every_place_below_every_shrunk_token) {
     }
     std::vector<Point> tokens;
     Rational m2 = 0;
-    for (int i = 0; i < 20; ++i) {
+    for (int i = 0; i < 80; ++i) {  // more than one chunk on 3 threads
       Point x(d);
       for (int k = 0; k < d; ++k) x[k] = Rational(c(g), 1 + static_cast<long>(g() % 7));
       m2 = std::max(m2, norm_sq(x));
@@ -136,6 +142,13 @@ BOOST_AUTO_TEST_CASE(reading_puts_every_place_below_every_shrunk_token) {
     C_e1[0] = 4;
     const auto r = reading_with_places_left(drawn, places, tokens, eps, C_e1);
     BOOST_TEST_REQUIRE(r.has_value());
+    // On 3 threads: the same reading, and the token readings r.x from the definition.
+    std::vector<Rational> t;
+    const auto r3 = reading_with_places_left(drawn, places, tokens, eps, C_e1, 3, &t);
+    BOOST_TEST_REQUIRE(r3.has_value());
+    BOOST_TEST(equal_points(*r3, *r));
+    BOOST_TEST_REQUIRE(t.size() == tokens.size());
+    for (std::size_t i = 0; i < tokens.size(); ++i) BOOST_TEST(t[i] == dot(*r, tokens[i]));
     Rational top = dot(*r, places[0]);
     for (const auto& p : places) top = std::max(top, dot(*r, p));
     for (const auto& x : tokens) BOOST_TEST(top < dot(*r, Point(x * eps + C_e1)));

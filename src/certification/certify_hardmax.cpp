@@ -23,7 +23,7 @@ FloatRunFacts certify_exact_pass(Certificate& cert, const Dataset& data, const C
   add_placement_checks(cert, pass.state(), built, exec.threads);
   add_collapse_and_order_checks(cert, data, built);
   add_spread_slots_check(cert, data, built);
-  add_places_left_check(cert, built);
+  add_places_left_check(cert, built, exec.threads);
   progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
   add_lemma_p_check(cert, pass.state(), built, brute, exec);
   add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);

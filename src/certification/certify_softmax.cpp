@@ -133,7 +133,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   add_placement_checks(cert, pass.state(), built, exec.threads);
   add_collapse_and_order_checks(cert, data, built);
   add_spread_slots_check(cert, data, built);
-  add_places_left_check(cert, built);
+  add_places_left_check(cert, built, exec.threads);
   progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
   add_lemma_p_check(cert, pass.state(), built, opt.brute, exec);
   add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);

@@ -2,8 +2,11 @@
 // every placement hat with positive slopes along the placement reading (lem:places-left): a
 // placed leader then meets only hats whose units are all inactive on it.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "seqi/certification/construction_checks.hpp"
+#include "seqi/core/chunks.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 
 namespace seqi {
@@ -24,7 +27,7 @@ std::optional<Rational> positive_multiple(const Point& u, const Point& r) {
 
 }  // namespace
 
-void add_places_left_check(Certificate& cert, const Construction& built) {
+void add_places_left_check(Certificate& cert, const Construction& built, unsigned threads) {
   const auto& rec = built.record.placement;
   if (!rec.places_left()) return;  // the per-sequence circles do not read left of the shrunk tokens
   std::optional<Rational> highest;  // max over the places of r . P
@@ -33,21 +36,29 @@ void add_places_left_check(Certificate& cert, const Construction& built) {
       const Rational t = dot(rec.reading, p);
       if (!highest || t > *highest) highest = t;
     }
-  std::size_t hats = 0;
-  std::string bad;
-  for (std::size_t b = 0; b < built.model.blocks.size() && bad.empty(); ++b) {
-    const auto& block = built.model.blocks[b];
-    if (block.phase != Phase::placement) continue;
-    const auto form = identity_outside_breakpoints(block.ff);
-    if (!form) continue;  // the shrink layer (lem:shrink) acts on every token anyway
-    ++hats;
-    const auto c = positive_multiple(form->r, rec.reading);
-    const bool rising = c && std::all_of(form->slope.begin(), form->slope.end(), [](const Rational& s) { return s > 0; });
-    if (!rising || !form->has_breakpoint) {
-      bad = "block " + std::to_string(b + 1) + " is not a hat rising along the placement reading";
-    } else if (highest && *c * *highest > form->lo - (form->hi - form->lo) / 2) {  // lem:places-left
-      bad = "block " + std::to_string(b + 1) + ": a place reads within one half-width of its window";
+  const auto& blocks = built.model.blocks;
+  // Per block: whether it is a placement hat after the shrink layer (counted), and its failure.
+  std::vector<char> hat(blocks.size());
+  std::vector<std::string> why(blocks.size());
+  for_each_chunk(blocks.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t b = first; b < last; ++b) {
+      if (blocks[b].phase != Phase::placement) continue;
+      const auto form = identity_outside_breakpoints(blocks[b].ff);
+      if (!form) continue;  // the shrink layer (lem:shrink) acts on every token anyway
+      hat[b] = 1;
+      const auto c = positive_multiple(form->r, rec.reading);
+      const bool rising = c && std::all_of(form->slope.begin(), form->slope.end(), [](const Rational& s) { return s > 0; });
+      if (!rising || !form->has_breakpoint)
+        why[b] = "block " + std::to_string(b + 1) + " is not a hat rising along the placement reading";
+      else if (highest && *c * *highest > form->lo - (form->hi - form->lo) / 2)  // lem:places-left
+        why[b] = "block " + std::to_string(b + 1) + ": a place reads within one half-width of its window";
     }
+  });
+  std::size_t hats = 0;
+  std::string bad;  // the first failing block's, as a sequential scan would stop there
+  for (std::size_t b = 0; b < blocks.size() && bad.empty(); ++b) {
+    hats += static_cast<std::size_t>(hat[b]);
+    bad = why[b];
   }
   cert.add({"every place reads at least one half-width left of every later placement window", "lem:places-left",
             bad.empty(), false, bad.empty() ? std::to_string(hats) + " hats" : bad});

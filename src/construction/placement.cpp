@@ -102,15 +102,16 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
                           Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
     rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
+    std::vector<Rational> t(c.tokens.size());  // t[i] = r . x_i
     if (places_left) {
-      auto left = reading_with_places_left(rec.reading, places, c.tokens, rec.eps, C_e1);  // lem:places-left
+      auto left = reading_with_places_left(rec.reading, places, c.tokens, rec.eps, C_e1, threads, &t);  // lem:places-left
       if (!left) return std::nullopt;
       rec.reading = std::move(*left);
+    } else {
+      for_each_chunk(t.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) t[i] = dot(rec.reading, c.tokens[i]);
+      });
     }
-    std::vector<Rational> t(c.tokens.size());
-    for_each_chunk(t.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
-      for (std::size_t i = first; i < last; ++i) t[i] = dot(rec.reading, c.tokens[i]);
-    });
     const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
     const Rational span = *tmax - *tmin;
     const auto gap = reading_gaps(t, span > 0 ? span : Rational(1));

@@ -2,43 +2,64 @@
 #include "seqi/construction/places_left.hpp"
 
 #include <algorithm>
+#include <utility>
+
+#include "seqi/core/chunks.hpp"
 
 namespace seqi {
 
 namespace {
 
-// max over `pts` of a.p + s b.p, given the precomputed a.p and b.p.
-Rational max_reading(const std::vector<std::pair<Rational, Rational>>& ab, const Rational& s) {
-  Rational best = ab.front().first + s * ab.front().second;
-  for (const auto& [a, b] : ab) best = std::max(best, a + s * b);
-  return best;
+// n.p and w.p per point, on `threads` threads; n is zero beyond its first two entries.
+std::vector<std::pair<Rational, Rational>> readings(const std::vector<Point>& pts, const Point& n, const Point& w,
+                                                    unsigned threads) {
+  std::vector<std::pair<Rational, Rational>> ab(pts.size());
+  for_each_chunk(pts.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) ab[i] = {n[0] * pts[i][0] + n[1] * pts[i][1], dot(w, pts[i])};
+  });
+  return ab;
 }
 
-std::vector<std::pair<Rational, Rational>> readings(const std::vector<Point>& pts, const Point& n, const Point& w) {
-  std::vector<std::pair<Rational, Rational>> ab;
-  ab.reserve(pts.size());
-  for (const auto& p : pts) ab.emplace_back(dot(n, p), dot(w, p));
-  return ab;
+// max over the points of a + s b, given their (a, b), on `threads` threads.
+Rational max_reading(const std::vector<std::pair<Rational, Rational>>& ab, const Rational& s, unsigned threads) {
+  std::vector<Rational> best(chunk_count(ab.size(), threads));
+  for_each_chunk(ab.size(), threads, [&](std::size_t c, std::size_t first, std::size_t last) {
+    best[c] = ab[first].first + s * ab[first].second;
+    for (std::size_t i = first + 1; i < last; ++i) best[c] = std::max(best[c], ab[i].first + s * ab[i].second);
+  });
+  return *std::max_element(best.begin(), best.end());
 }
 
 }  // namespace
 
 std::optional<Point> reading_with_places_left(const Point& drawn, const std::vector<Point>& places,
                                               const std::vector<Point>& tokens, const Rational& eps,
-                                              const Point& C_e1) {
+                                              const Point& C_e1, unsigned threads,
+                                              std::vector<Rational>* token_readings) {
   if (places.empty() || tokens.empty()) return std::nullopt;
   Point n = Point::Zero(drawn.size());
   n[0] = Rational(-31, 128);
   n[1] = Rational(-31, 32);
-  const auto P = readings(places, n, drawn);
+  const auto P = readings(places, n, drawn, 1);
   // Shrunk readings r.(eps x + C e1) = eps (n.x + s w.x) + n.Ce1 + s w.Ce1; minimum = -max of the negation.
-  std::vector<std::pair<Rational, Rational>> minus_x;
-  for (const auto& [a, b] : readings(tokens, n, drawn)) minus_x.emplace_back(-eps * a, -eps * b);
+  const auto x = readings(tokens, n, drawn, threads);
+  std::vector<std::pair<Rational, Rational>> minus_x(x.size());
+  for_each_chunk(x.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) minus_x[i] = {-eps * x[i].first, -eps * x[i].second};
+  });
   const Rational nc = dot(n, C_e1), wc = dot(drawn, C_e1);
   Rational s(1, 2);
   for (int k = 1; k <= 64; ++k, s /= 2) {
-    const Rational lowest_token = -max_reading(minus_x, s) + nc + s * wc;
-    if (max_reading(P, s) < lowest_token) return Point(n + drawn * s);
+    const Rational lowest_token = -max_reading(minus_x, s, threads) + nc + s * wc;
+    if (max_reading(P, s, 1) < lowest_token) {
+      if (token_readings) {
+        token_readings->resize(x.size());
+        for_each_chunk(x.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
+          for (std::size_t i = first; i < last; ++i) (*token_readings)[i] = x[i].first + s * x[i].second;
+        });
+      }
+      return Point(n + drawn * s);
+    }
   }
   return std::nullopt;
 }

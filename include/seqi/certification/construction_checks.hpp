@@ -31,9 +31,10 @@ std::optional<Rational> smallest_circle_gap(const PlacementRecord& rec);
 // interpolation run per distinct target; the detail prints the smallest circle-neighbour gap.
 void add_spread_slots_check(Certificate& cert, const Dataset& data, const Construction& built);
 
-// One-arc places: every place reads at least one half-width left of the left breakpoint of every
-// placement hat after the shrink layer, each hat rising along the placement reading
-// (lem:places-left); not required (a float-robustness property, like lem:hat-margin).
-void add_places_left_check(Certificate& cert, const Construction& built);
+// Axis or one-arc places (PlacementRecord::places_left): every place reads at least one
+// half-width left of the left breakpoint of every placement hat after the shrink layer, each
+// hat rising along the placement reading (lem:places-left); not required (a float-robustness
+// property, like lem:hat-margin). Blocks on `threads` threads; the result does not depend on it.
+void add_places_left_check(Certificate& cert, const Construction& built, unsigned threads = 1);
 
 }  // namespace seqi
