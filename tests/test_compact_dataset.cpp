@@ -4,6 +4,7 @@
 #define BOOST_TEST_MODULE compact_dataset
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "seeded_oracles.hpp"
 #include "seqi/core/rng.hpp"
+#include "seqi/construction/shifted_tokens.hpp"
 #include "seqi/core/token_sequence.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/dataset_writer.hpp"
@@ -205,4 +207,89 @@ BOOST_AUTO_TEST_CASE(dataset_from_json_equals_dataset_built_point_by_point) {
   std::ostringstream written;
   seqi::write_dataset_json(read, written);
   expect_equal(seqi::parse_dataset_json(written.str(), "written.json"));
+}
+
+// integer_dot and norm_sq read the int64 form exactly, or decline (false) when the sequence is
+// not compact or a sum leaves 127 bits; oracle: dot and norm_sq of the decoded Points.
+BOOST_AUTO_TEST_CASE(integer_dot_and_norm_are_exact_or_decline) {
+  const std::uint64_t seed = seqi::testing::base_seed("compact_dataset") + 7;
+  seqi::Rng rng(seed);
+  std::size_t read = 0, declined = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int mix = trial % 3;
+    const auto d = static_cast<Eigen::Index>(2 + rng.next() % 5);
+    std::vector<Point> xs;
+    for (int t = 0; t < 6; ++t) xs.push_back(random_point(rng, d, mix));
+    const TokenSequence s(xs);
+    std::vector<std::int64_t> r(static_cast<std::size_t>(d));
+    const bool huge_r = trial % 4 == 3;  // products near 2^126: some sums overflow
+    for (auto& v : r) v = huge_r ? static_cast<std::int64_t>(rng.next() >> 1) : static_cast<std::int64_t>(rng.next() % 2001) - 1000;
+    Point rp(d);
+    for (Eigen::Index c = 0; c < d; ++c) rp[c] = Rational(Integer(r[static_cast<std::size_t>(c)]));
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      Rational out(-12345), n2(-12345);
+      const bool got = s.integer_dot(i, r, out), got_n = s.norm_sq(i, n2);
+      BOOST_TEST((got ? out == seqi::dot(rp, xs[i]) : out == -12345), "seed " << seed << " trial " << trial);
+      BOOST_TEST((got_n ? n2 == seqi::norm_sq(xs[i]) : n2 == -12345), "seed " << seed << " trial " << trial);
+      if (!mix) BOOST_TEST(got_n);  // k/255 values: always read
+      if (!mix && !huge_r) BOOST_TEST(got);
+      if (!s.compact()) BOOST_TEST(!(got || got_n));
+      (got ? read : declined) += 1;
+    }
+    std::vector<std::int64_t> wrong(static_cast<std::size_t>(d + 1), 1);
+    Rational out;
+    BOOST_TEST(!s.integer_dot(0, wrong, out));  // r of another dimension
+  }
+  BOOST_TEST(read > 200u);
+  BOOST_TEST(declined > 100u);
+}
+
+// The placement's view of the tokens after Phase S (x_i = y_i + s_j v): readings, norms and
+// tokens equal their definitions on the materialised shift, with and without lifted tokens,
+// on the int64 path and the GMP fallback, on 1 and 3 threads.
+BOOST_AUTO_TEST_CASE(shifted_tokens_equal_the_materialised_shift) {
+  const std::uint64_t seed = seqi::testing::base_seed("compact_dataset") + 11;
+  seqi::Rng rng(seed);
+  for (int trial = 0; trial < 40; ++trial) {
+    const auto d = static_cast<Eigen::Index>(2 + rng.next() % 4);
+    seqi::Dataset data;
+    data.dimension = static_cast<int>(d);
+    for (int j = 0; j < 5; ++j) {
+      seqi::SequencePair p;
+      const int mix = (trial + j) % 3 == 0 ? 1 : 0;
+      for (std::size_t t = 0; t < 1 + rng.next() % 20; ++t) p.input.push_back(random_point(rng, d, mix));
+      p.output.push_back(Point::Zero(d));
+      data.pairs.push_back(std::move(p));
+    }
+    seqi::TokenState y = seqi::inputs_of(data);
+    const bool lifted = trial % 4 == 1, shifted = trial % 5 != 2;
+    if (lifted) y.tokens[rng.next() % y.tokens.size()][0] += Rational(3, 7);
+    Point v(d);
+    for (Eigen::Index c = 0; c < d; ++c) v[c] = Rational(static_cast<long>(rng.next() % 9) - 4);
+    std::vector<Rational> s;
+    if (shifted)
+      for (std::size_t j = 0; j < data.pairs.size(); ++j)
+        s.emplace_back(static_cast<long>(rng.next() % 2001) - 1000, 1 + static_cast<long>(rng.next() % 4080));
+    const seqi::ShiftedTokens view(data, y, lifted, v, s);
+    const auto owner = y.owners();
+    std::vector<Point> x;
+    Rational most = 0;
+    for (std::size_t i = 0; i < y.tokens.size(); ++i) {
+      x.push_back(shifted ? Point(y.tokens[i] + v * s[owner[i]]) : y.tokens[i]);
+      most = std::max(most, seqi::norm_sq(x.back()));
+      BOOST_TEST(seqi::equal_points(view.token(i), x.back()));
+    }
+    BOOST_TEST(view.max_norm_sq(trial % 2 ? 3 : 1) == most, "seed " << seed << " trial " << trial);
+    Point dyadic(d), general(d);
+    for (Eigen::Index c = 0; c < d; ++c) {
+      dyadic[c] = Rational(static_cast<long>(rng.next() % 2049) - 1024, 1024);
+      general[c] = c == 0 ? Rational(Integer(1) << 70, 3) : random_value(rng);  // beyond int64: the GMP path
+    }
+    for (const Point& r : {dyadic, general})
+      for (unsigned threads : {1u, 3u}) {
+        const auto t = view.readings(r, threads);
+        BOOST_REQUIRE_EQUAL(t.size(), x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) BOOST_TEST(t[i] == seqi::dot(r, x[i]), "seed " << seed << " trial " << trial);
+      }
+  }
 }

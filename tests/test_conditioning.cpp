@@ -108,13 +108,37 @@ BOOST_AUTO_TEST_CASE(choose_best_conditioned_keeps_the_best_candidate) {
 }
 
 BOOST_AUTO_TEST_CASE(balancing_units_keeps_the_function_and_never_grows_the_norm) {
-  // A hat with a large displacement over a small window, plus a flat hat.
-  const Point r = P({3, -1, 2});
-  std::vector<FeedForward<Rational>> layers{hat_layer(r, Rational(5), Rational(1, 1024), P({4000, -300, 7})),
+  // A hat with a large displacement over a small window, plus a flat hat, both built balanced.
+  const Point r = P({3, -1, 2}), D = P({4000, -300, 7});
+  const Rational t(5), delta(1, 1024);
+  std::vector<FeedForward<Rational>> layers{hat_layer(r, t, delta, D),
                                             flat_hat_layer(r, Point(r / norm_sq(r)), Rational(2), Rational(1, 64),
                                                            P({9, 9, -9}))};
+  // The hat from its definition, unbalanced: units relu(r.x - b_k) with columns D/delta (1, -2, 1).
+  FeedForward<Rational> plain_hat = layers[0];
+  for (Eigen::Index k = 0; k < 3; ++k) {
+    plain_hat.U.row(k) = r.transpose();
+    plain_hat.b[k] = -(t + delta * (k - 1));
+    plain_hat.W.col(k) = D / delta * Rational(k == 1 ? -2 : 1);
+  }
+  BOOST_TEST(layers[0].stored_norm_sq() < plain_hat.stored_norm_sq() / 10);
   std::mt19937_64 g(base_seed());
-  for (const auto& original : layers) {
+  for (Point x : {P({0, 0, 0}), P({1, 1, 1}), P({2, -1, 0}), P({-7, 3, 5})})
+    BOOST_TEST(equal_points(layers[0].apply(x), plain_hat.apply(x)));
+  for (const auto& built : layers) {
+    FeedForward<Rational> again = built;  // built balanced: balancing changes nothing
+    balance_hidden_units(again);
+    BOOST_TEST((again.U == built.U));
+    BOOST_TEST((again.b == built.b));
+    BOOST_TEST((again.W == built.W));
+    // Unbalanced by 2^(+-8) per unit (the same function), then balanced.
+    FeedForward<Rational> original = built;
+    for (Eigen::Index k = 0; k < original.U.rows(); ++k) {
+      const long e = k % 2 == 0 ? 8 : -8;
+      original.U.row(k) *= pow2(e);
+      original.b[k] *= pow2(e);
+      original.W.col(k) *= pow2(-e);
+    }
     FeedForward<Rational> ff = original;
     balance_hidden_units(ff);
     BOOST_TEST(ff.stored_norm_sq() <= original.stored_norm_sq());
@@ -130,7 +154,7 @@ BOOST_AUTO_TEST_CASE(balancing_units_keeps_the_function_and_never_grows_the_norm
       BOOST_TEST(equal_points(ff.apply(x), original.apply(x)));
     }
     // The sparse evaluation still recognises the layer, with the same window (lem:relu-rescaling).
-    const auto a = identity_outside_breakpoints(original), b = identity_outside_breakpoints(ff);
+    const auto a = identity_outside_breakpoints(built), b = identity_outside_breakpoints(ff);
     BOOST_REQUIRE(a.has_value());
     BOOST_REQUIRE(b.has_value());
     BOOST_TEST(a->lo == b->lo);

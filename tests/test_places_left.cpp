@@ -140,11 +140,16 @@ BOOST_AUTO_TEST_CASE(reading_puts_every_place_below_every_shrunk_token) {
     if (drawn.isZero()) drawn[0] = 1;
     Point C_e1 = Point::Zero(d);
     C_e1[0] = 4;
-    const auto r = reading_with_places_left(drawn, places, tokens, eps, C_e1);
+    const auto along = [&](const Point& dir) {
+      std::vector<Rational> t;
+      for (const auto& x : tokens) t.push_back(dot(dir, x));
+      return t;
+    };
+    const auto r = reading_with_places_left(drawn, places, along, eps, C_e1);
     BOOST_TEST_REQUIRE(r.has_value());
     // On 3 threads: the same reading, and the token readings r.x from the definition.
     std::vector<Rational> t;
-    const auto r3 = reading_with_places_left(drawn, places, tokens, eps, C_e1, 3, &t);
+    const auto r3 = reading_with_places_left(drawn, places, along, eps, C_e1, 3, &t);
     BOOST_TEST_REQUIRE(r3.has_value());
     BOOST_TEST(equal_points(*r3, *r));
     BOOST_TEST_REQUIRE(t.size() == tokens.size());

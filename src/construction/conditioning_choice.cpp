@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "seqi/numbers/dyadic.hpp"
+#include "seqi/numbers/filtered_order.hpp"
 
 namespace seqi {
 
@@ -24,9 +25,7 @@ std::vector<Rational> reading_gaps(const std::vector<Point>& pts, const Point& r
 }
 
 std::vector<Rational> reading_gaps(const std::vector<Rational>& t, const Rational& lone) {
-  std::vector<std::size_t> sorted(t.size());
-  std::iota(sorted.begin(), sorted.end(), 0);
-  std::sort(sorted.begin(), sorted.end(), [&](std::size_t a, std::size_t b) { return t[a] < t[b]; });
+  const std::vector<std::size_t> sorted = increasing_order(t);
   std::vector<Rational> gap(t.size(), lone);
   for (std::size_t k = 0; k + 1 < sorted.size(); ++k) {
     const Rational g = t[sorted[k + 1]] - t[sorted[k]];

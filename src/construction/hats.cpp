@@ -1,9 +1,12 @@
 #include "seqi/construction/hats.hpp"
 
+#include "seqi/construction/balance_units.hpp"
+
 namespace seqi {
 namespace {
 
-// w units all reading r, with offsets -breakpoint_i and output columns cols[i].
+// w units all reading r, with offsets -breakpoint_i and output columns cols[i], each unit
+// balanced as it is built (balance_unit, lem:relu-rescaling; |r|^2 computed once).
 FeedForward<Rational> one_direction_layer(const Point& r, const std::vector<Rational>& breakpoints,
                                           const std::vector<Point>& cols) {
   const auto w = static_cast<Eigen::Index>(breakpoints.size());
@@ -12,10 +15,12 @@ FeedForward<Rational> one_direction_layer(const Point& r, const std::vector<Rati
   ff.U.resize(w, r.size());
   ff.b.resize(w);
   ff.W.resize(r.size(), w);
+  const Rational rr = norm_sq(r);
   for (Eigen::Index i = 0; i < w; ++i) {
     ff.U.row(i) = r.transpose();
     ff.b[i] = -breakpoints[static_cast<std::size_t>(i)];
     ff.W.col(i) = cols[static_cast<std::size_t>(i)];
+    balance_unit(ff, i, rr + ff.b[i] * ff.b[i], norm_sq(cols[static_cast<std::size_t>(i)]));
   }
   return ff;
 }
@@ -39,6 +44,7 @@ FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, cons
   ff.b[3] = 1;  // relu(0.x + 1) = 1: a constant unit
   ff.W.conservativeResize(d, 4);
   ff.W.col(3) = C_e1;
+  balance_unit(ff, 3, 1, norm_sq(C_e1));
   return ff;
 }
 

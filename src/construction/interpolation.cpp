@@ -6,7 +6,6 @@
 #include <optional>
 
 #include "seqi/construction/construction.hpp"
-#include "seqi/construction/balance_units.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/flat_scale.hpp"
 #include "seqi/construction/hats.hpp"
@@ -144,10 +143,10 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   out.record.seed = seed;
   Rng rng(seed);
   TokenState config = inputs_of(data, threads);
-  const auto first_sa = build_separation(config, rng, out, threads);
-  build_placement(data, config, first_sa, rng, out, threads);
-  build_collapse_and_interpolation(data, rng, out);
-  balance_hidden_units(out.model, threads);  // same function, smaller weights (lem:relu-rescaling)
+  const Separation sep = build_separation(config, rng, out, threads);
+  const ShiftedTokens tokens(data, config, out.record.separation.lifts > 0, sep.v, sep.s);
+  build_placement(data, tokens, sep.shift, rng, out, threads);
+  build_collapse_and_interpolation(data, rng, out);  // every unit is built balanced (lem:relu-rescaling)
   return out;
 }
 

@@ -9,7 +9,6 @@
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/places_left.hpp"
-#include "seqi/core/chunks.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
@@ -24,12 +23,10 @@ Point on_plane(int d, const Rational& x1, const Rational& x2) {
 }
 
 // Largest power of two eps = 2^-k (k any integer: data far below r0 are scaled up, data far
-// above scaled down) with eps^2 * max |x|^2 <= r0^2; precondition r0 > 0. The exponent starts
-// from floor(log2) of the ratio (a lower bound of the answer), so at most two exact comparisons
-// follow, whatever the size of the coordinates.
-Rational shrink_factor(const std::vector<Point>& pts, const Rational& r0) {
-  Rational m = 0;
-  for (const auto& x : pts) m = std::max(m, norm_sq(x));
+// above scaled down) with eps^2 * m <= r0^2, m = max |x|^2 over the tokens; precondition r0 > 0.
+// The exponent starts from floor(log2) of the ratio (a lower bound of the answer), so at most
+// two exact comparisons follow, whatever the size of the coordinates.
+Rational shrink_factor(const Rational& m, const Rational& r0) {
   if (m == 0) return 1;
   const Rational ratio = m / (r0 * r0);  // want the least k with ratio <= 4^k
   // ratio >= 2^e, so every k with 2k < e fails: the least k is at least ceil(e/2) - 1.
@@ -50,13 +47,13 @@ Rational distance_to_set(const std::set<Rational>& s, const Rational& t, const R
 
 }  // namespace
 
-void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rational>& first_sa,
+void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAttention<Rational>& first_sa,
                      Rng& rng, Construction& out, unsigned threads) {
   auto& rec = out.record.placement;
   const int d = data.dimension;
   rec.C = 4;
   rec.r0 = 1;
-  rec.eps = shrink_factor(c.tokens, rec.r0);
+  rec.eps = shrink_factor(c.max_norm_sq(threads), rec.r0);
   const Point C_e1 = on_plane(d, rec.C, 0);
 
   // Places grouped by target (lem:grouped-places), in a bounded range (lem:bounded-places).
@@ -70,7 +67,7 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   rec.circle_t = std::move(grouped.circle_t);
   rec.collapse = grouped.collapse;
   std::vector<std::size_t> m;
-  for (std::size_t j = 0; j < c.sequences(); ++j) {
+  for (std::size_t j = 0; j < c.layout().sequences(); ++j) {
     m.push_back(data.pairs[j].output.size());
     std::vector<Point> placed{on_plane(d, rec.R[j], 0)};
     for (const auto& t : rec.circle_t[j]) {
@@ -95,27 +92,26 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     std::vector<Rational> delta;
   };
   std::vector<Candidate> kept;
-  const int candidates = c.tokens.size() > 4000 ? 2 : 6;
+  const int candidates = c.size() > 4000 ? 2 : 6;
   // Axis or one-arc places (lem:grouped-places (1), (3)): every place reads left of every shrunk
   // token, and each hat keeps its margin from every place (lem:places-left).
   const bool places_left = rec.places_left();
   choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
                           Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
     rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
-    std::vector<Rational> t(c.tokens.size());  // t[i] = r . x_i
+    std::vector<Rational> t;  // t[i] = r . x_i
     if (places_left) {
-      auto left = reading_with_places_left(rec.reading, places, c.tokens, rec.eps, C_e1, threads, &t);  // lem:places-left
+      auto left = reading_with_places_left(rec.reading, places, [&](const Point& r) { return c.readings(r, threads); },
+                                           rec.eps, C_e1, threads, &t);  // lem:places-left
       if (!left) return std::nullopt;
       rec.reading = std::move(*left);
     } else {
-      for_each_chunk(t.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
-        for (std::size_t i = first; i < last; ++i) t[i] = dot(rec.reading, c.tokens[i]);
-      });
+      t = c.readings(rec.reading, threads);
     }
     const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
     const Rational span = *tmax - *tmin;
     const auto gap = reading_gaps(t, span > 0 ? span : Rational(1));
-    rec.leaders = most_isolated_leaders(c, gap, m);
+    rec.leaders = most_isolated_leaders(c.layout(), gap, m);
     leader_tokens.clear();
     for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
     const Rational base = dot(rec.reading, C_e1);
@@ -149,13 +145,17 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
   leader_tokens.clear();
   for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
 
+  std::vector<Point> leader_x;
   std::vector<Rational> leader_t;
-  for (std::size_t q : leader_tokens) leader_t.push_back(dot(rec.reading, c.tokens[q]));
+  for (std::size_t q : leader_tokens) {
+    leader_x.push_back(c.token(q));
+    leader_t.push_back(dot(rec.reading, leader_x.back()));
+  }
   const auto order = decreasing_reading_order(leader_t);
   std::vector<Block<Rational>> hats(order.size());  // each hat is built alone, kept in this order
   for_each_index(order.size(), threads, [&](std::size_t s) {
     const std::size_t k = order[s];
-    const Point& q = c.tokens[leader_tokens[k]];
+    const Point& q = leader_x[k];
     Block<Rational> block{SelfAttention<Rational>::identity(), {}, Phase::placement};
     if (s == 0) {
       block.sa = first_sa;
@@ -168,16 +168,6 @@ void build_placement(const Dataset& data, TokenState& c, const SelfAttention<Rat
     hats[s] = std::move(block);
   });
   for (auto& block : hats) out.model.blocks.push_back(std::move(block));
-  for_each_chunk(c.tokens.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
-    for (std::size_t t = first; t < last; ++t) {  // x -> eps x + C e1, in place (zero terms skipped)
-      Point& x = c.tokens[t];
-      for (Eigen::Index i = 0; i < x.size(); ++i) {
-        if (!x[i].is_zero()) x[i] *= rec.eps;
-        if (!C_e1[i].is_zero()) x[i] += C_e1[i];
-      }
-    }
-  });
-  for (std::size_t k = 0; k < leader_tokens.size(); ++k) c.tokens[leader_tokens[k]] = places[k];
 }
 
 }  // namespace seqi

@@ -10,13 +10,18 @@ namespace seqi {
 
 namespace {
 
-// n.p and w.p per point, on `threads` threads; n is zero beyond its first two entries.
-std::vector<std::pair<Rational, Rational>> readings(const std::vector<Point>& pts, const Point& n, const Point& w,
-                                                    unsigned threads) {
-  std::vector<std::pair<Rational, Rational>> ab(pts.size());
-  for_each_chunk(pts.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
-    for (std::size_t i = first; i < last; ++i) ab[i] = {n[0] * pts[i][0] + n[1] * pts[i][1], dot(w, pts[i])};
-  });
+// (n.p, w.p) per point p.
+std::vector<std::pair<Rational, Rational>> readings(const std::vector<Point>& pts, const Point& n, const Point& w) {
+  std::vector<std::pair<Rational, Rational>> ab;
+  for (const auto& p : pts) ab.emplace_back(dot(n, p), dot(w, p));
+  return ab;
+}
+
+// (n.x, w.x) per token x, from the tokens' readings along n and along w.
+std::vector<std::pair<Rational, Rational>> readings(const TokenReadingsAlong& along, const Point& n, const Point& w) {
+  auto a = along(n), b = along(w);
+  std::vector<std::pair<Rational, Rational>> ab(a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ab[i] = {std::move(a[i]), std::move(b[i])};
   return ab;
 }
 
@@ -41,25 +46,26 @@ Rational extreme_reading(const std::vector<std::pair<Rational, Rational>>& ab, c
 }  // namespace
 
 std::optional<Point> reading_with_places_left(const Point& drawn, const std::vector<Point>& places,
-                                              const std::vector<Point>& tokens, const Rational& eps,
+                                              const TokenReadingsAlong& token_readings, const Rational& eps,
                                               const Point& C_e1, unsigned threads,
-                                              std::vector<Rational>* token_readings) {
-  if (places.empty() || tokens.empty()) return std::nullopt;
+                                              std::vector<Rational>* token_readings_out) {
+  if (places.empty()) return std::nullopt;
   Point n = Point::Zero(drawn.size());
   n[0] = Rational(-31, 128);
   n[1] = Rational(-31, 32);
-  const auto P = readings(places, n, drawn, 1);
+  const auto P = readings(places, n, drawn);
   // Shrunk readings r.(eps x + C e1) = eps (n.x + s w.x) + n.Ce1 + s w.Ce1, least where n.x + s w.x is (eps > 0).
-  const auto x = readings(tokens, n, drawn, threads);
+  const auto x = readings(token_readings, n, drawn);
+  if (x.empty()) return std::nullopt;
   const Rational nc = dot(n, C_e1), wc = dot(drawn, C_e1);
   Rational s(1, 2);
   for (int k = 1; k <= 64; ++k, s /= 2) {
     const Rational lowest_token = eps * extreme_reading(x, s, false, threads) + nc + s * wc;
     if (extreme_reading(P, s, true, 1) < lowest_token) {
-      if (token_readings) {
-        token_readings->resize(x.size());
+      if (token_readings_out) {
+        token_readings_out->resize(x.size());
         for_each_chunk(x.size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
-          for (std::size_t i = first; i < last; ++i) (*token_readings)[i] = x[i].first + s * x[i].second;
+          for (std::size_t i = first; i < last; ++i) (*token_readings_out)[i] = x[i].first + s * x[i].second;
         });
       }
       return Point(n + drawn * s);

@@ -115,9 +115,9 @@ void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) 
 
 }  // namespace
 
-SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads) {
+Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads) {
   auto groups = shared_points(c, threads);
-  if (groups.empty()) return SelfAttention<Rational>::identity();
+  if (groups.empty()) return {SelfAttention<Rational>::identity(), {}, {}};
   const auto owner = c.owners();
   auto mu = sequence_means(c, threads);
   while (const auto pair = equal_mean_sharing_pair(groups, owner, mu)) {
@@ -136,11 +136,11 @@ SelfAttention<Rational> build_separation(TokenState& c, Rng& rng, Construction& 
       return !v.isZero() && shift_of.separates(f, v);
     }, out.record.choices);
   }
-  shift_tokens(c.tokens, owner, mu, f, v, threads);
   out.record.separation.shift_used = true;
-  SelfAttention<Rational> shift = SelfAttention<Rational>::identity();
-  shift.V = StructuredMatrix<Rational>::rank_one(v, f);
-  return shift;
+  Separation sep{SelfAttention<Rational>::identity(), v, std::vector<Rational>(mu.size())};
+  sep.shift.V = StructuredMatrix<Rational>::rank_one(v, f);
+  for_each_index(mu.size(), threads, [&](std::size_t j) { sep.s[j] = dot(f, mu[j]); });
+  return sep;
 }
 
 }  // namespace seqi

@@ -21,7 +21,51 @@ void decode(std::int64_t n, std::int64_t den, Rational& x) {
   mpz_set_si(mpq_denref(q), den / g);
 }
 
+// z = v exactly.
+void set_int128(mpz_ptr z, __int128 v) {
+  const bool negative = v < 0;
+  const unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  mpz_set_ui(z, static_cast<unsigned long>(u >> 64));
+  mpz_mul_2exp(z, z, 64);
+  mpz_add_ui(z, z, static_cast<unsigned long>(u & ~std::uint64_t{0}));
+  if (negative) mpz_neg(z, z);
+}
+
+// x = n / den in lowest terms; precondition den > 0.
+void set_ratio(__int128 n, __int128 den, Rational& x) {
+  const mpq_ptr q = x.backend().data();
+  set_int128(mpq_numref(q), n);
+  set_int128(mpq_denref(q), den);
+  mpq_canonicalize(q);
+}
+
+// sum_c a[c] * b[c] over int64 entries into acc; false when a partial sum leaves 127 bits (each
+// product fits: |a[c] b[c]| < 2^126).
+bool sum_of_products(const std::int64_t* a, const std::int64_t* b, Eigen::Index d, __int128& acc) {
+  acc = 0;
+  for (Eigen::Index c = 0; c < d; ++c)
+    if (__builtin_add_overflow(acc, static_cast<__int128>(a[c]) * b[c], &acc)) return false;
+  return true;
+}
+
 }  // namespace
+
+bool TokenSequence::integer_dot(std::size_t i, const std::vector<std::int64_t>& r, Rational& out) const {
+  if (fallback_ || static_cast<Eigen::Index>(r.size()) != d_) return false;
+  __int128 acc = 0;
+  if (!sum_of_products(num_.data() + i * static_cast<std::size_t>(d_), r.data(), d_, acc)) return false;
+  set_ratio(acc, den_, out);
+  return true;
+}
+
+bool TokenSequence::norm_sq(std::size_t i, Rational& out) const {
+  if (fallback_) return false;
+  const std::int64_t* x = num_.data() + i * static_cast<std::size_t>(d_);
+  __int128 acc = 0;
+  if (!sum_of_products(x, x, d_, acc)) return false;
+  set_ratio(acc, static_cast<__int128>(den_) * den_, out);  // den_^2 < 2^126
+  return true;
+}
 
 TokenSequence::TokenSequence(std::initializer_list<Point> points) {
   for (const auto& x : points) push_back(x);

@@ -8,6 +8,14 @@ Rational pow2(long k) {
   return k < 0 ? Rational(Integer(1), p) : Rational(p);
 }
 
+void scale_by_pow2(Rational& x, long k) {
+  const mpq_ptr q = x.backend().data();
+  if (k >= 0)
+    mpq_mul_2exp(q, q, static_cast<mp_bitcnt_t>(k));
+  else
+    mpq_div_2exp(q, q, static_cast<mp_bitcnt_t>(-k));
+}
+
 long floor_log2(const Rational& x) {
   const Integer num = numerator(x), den = denominator(x);
   long k = static_cast<long>(boost::multiprecision::msb(num)) - static_cast<long>(boost::multiprecision::msb(den));

@@ -13,8 +13,8 @@ namespace seqi {
 // are. The function is unchanged.
 void balance_hidden_units(FeedForward<Rational>& ff);
 
-// balance_hidden_units on every feed-forward layer of the model.
-// Blocks are independent: they are balanced on `threads` threads.
-void balance_hidden_units(Transformer<Rational>& model, unsigned threads = 1);
+// The rescaling of balance_hidden_units for unit k alone, given in = |u_k|^2 + b_k^2 and
+// out = |w_k|^2: builders that know these norms cheaply (one_direction_layer) balance as they build.
+void balance_unit(FeedForward<Rational>& ff, Eigen::Index k, const Rational& in, const Rational& out);
 
 }  // namespace seqi

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "seqi/construction/generic_choice.hpp"
+#include "seqi/construction/shifted_tokens.hpp"
 #include "seqi/core/dataset.hpp"
 #include "seqi/model/token_state.hpp"
 #include "seqi/model/transformer.hpp"
@@ -75,11 +76,20 @@ struct Construction {
 // depend on the thread count.
 Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads = 1);
 
-// Phases, each appending its blocks and advancing `config` (the exact token positions after
-// the blocks built so far; a construction-side forward pass that the certificate redoes).
-// Separation returns the attention layer of the next block: the shift, or the identity.
-SelfAttention<Rational> build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1);
-void build_placement(const Dataset& data, TokenState& config, const SelfAttention<Rational>& first_sa,
+// Phase S's result: the attention layer of the next block (the shift x -> x + v (f . mu_j), or
+// the identity) and s_j = f . mu_j per sequence (empty without a shift).
+struct Separation {
+  SelfAttention<Rational> shift;
+  Point v;
+  std::vector<Rational> s;
+};
+
+// Phases, each appending its blocks. Separation advances `config` (the exact token positions;
+// a construction-side forward pass that the certificate redoes) by its lifts and returns the
+// shift, which the placement reads through ShiftedTokens; the placement is the last phase that
+// reads token positions.
+Separation build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1);
+void build_placement(const Dataset& data, const ShiftedTokens& tokens, const SelfAttention<Rational>& first_sa,
                      Rng& rng, Construction& out, unsigned threads = 1);
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);
 

@@ -61,6 +61,11 @@ class TokenSequence {
   std::vector<Point> points() const;
   // The tokens are held as int64 numerators over one denominator (not the GMP fallback).
   bool compact() const { return !fallback_; }
+  // r . token i exactly, for integers r[0..d): false (out unchanged) when the sequence is not
+  // compact, r.size() != d, or a partial sum leaves 127 bits; then decode the token instead.
+  bool integer_dot(std::size_t i, const std::vector<std::int64_t>& r, Rational& out) const;
+  // |token i|^2 exactly; false (out unchanged) as for integer_dot.
+  bool norm_sq(std::size_t i, Rational& out) const;
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, n_}; }
 

@@ -7,6 +7,9 @@ namespace seqi {
 // 2^k exactly (k may be negative).
 Rational pow2(long k);
 
+// x * 2^k in place, exactly (k may be negative); cheaper than multiplying by pow2(k).
+void scale_by_pow2(Rational& x, long k);
+
 // floor(log2 x) for x > 0: the k with 2^k <= x < 2^(k+1).
 long floor_log2(const Rational& x);
 
