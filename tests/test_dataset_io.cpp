@@ -415,12 +415,16 @@ BOOST_AUTO_TEST_CASE(bad_input_files_fail_with_the_expected_message) {
       BOOST_TEST(!fragment.empty());
       listed.insert(file);
       const std::string path = (dir / file).string();
-      std::string message = "<no error>";
-      try {
-        seqi::read_dataset_file(path);
-      } catch (const InputError& e) {
-        message = e.what();
-      }
+      const auto message_of = [&](unsigned threads) {
+        try {
+          seqi::read_dataset_file(path, threads);
+        } catch (const InputError& e) {
+          return std::string(e.what());
+        }
+        return std::string("<no error>");
+      };
+      const std::string message = message_of(1);
+      BOOST_TEST(message_of(2) == message);  // both passes at once: the same error
       BOOST_TEST_INFO("message: " << message);
       BOOST_TEST(message.rfind(path + ": ", 0) == 0);
       BOOST_TEST_INFO("message: " << message);
@@ -448,6 +452,15 @@ BOOST_AUTO_TEST_CASE(every_shipped_dataset_parses) {
       BOOST_TEST(d.name != entry.path().stem().string());  // each ships a descriptive name
       BOOST_TEST(d.notes.empty());  // no duplicate pairs in shipped data
       BOOST_TEST(d.dimension >= 2);
+      // Both passes at once (threads >= 2): the same dataset, token for token.
+      const Dataset twice = seqi::read_dataset_file(entry.path().string(), 2);
+      BOOST_TEST(twice.name == d.name);
+      BOOST_TEST(twice.dimension == d.dimension);
+      BOOST_REQUIRE_EQUAL(twice.pairs.size(), d.pairs.size());
+      for (std::size_t j = 0; j < d.pairs.size(); ++j) {
+        BOOST_TEST(twice.pairs[j].input.points() == d.pairs[j].input.points());
+        BOOST_TEST(twice.pairs[j].output == d.pairs[j].output);
+      }
     }
   }
   BOOST_TEST(count >= 10u);

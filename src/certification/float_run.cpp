@@ -565,7 +565,10 @@ class Propagation {
       return std::nullopt;
     }
     close_sparse_layer(*plan, layer, f.w);
-    changed.insert(changed.end(), plan->band.begin(), plan->band.end());
+    // The layer is the identity outside (lo, hi): a band token whose reading enclosure misses
+    // [lo, hi] keeps its exact value, hence its box.
+    for (std::size_t i : plan->band)
+      if (!(t_hi_[i] < lo || t_lo_[i] > hi)) changed.push_back(i);
     return std::nullopt;
   }
 

@@ -151,14 +151,14 @@ void write_report(const VerifyOptions& opt, const Certificate& cert, const RunIn
 // The dataset, read once; its SHA-256 is that of exactly the bytes parsed (pipes and stdin
 // included), computed only when a certificate or a saved model will record it.
 // With `coop`, the first process checks the paths and reads; the others get its bytes.
-Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const Cooperation* coop) {
+Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const Cooperation* coop, unsigned threads) {
   const auto read = [&] {
     check_paths(opt);
     return read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
   };
   const std::string text = coop ? coop->dataset_text(read) : read();
   if (!opt.report_path.empty() || !opt.save_model_path.empty()) sha256 = sha256_hex(text);
-  return parse_dataset_json(text, opt.dataset_path);
+  return parse_dataset_json(text, opt.dataset_path, threads);
 }
 
 }  // namespace
@@ -172,11 +172,11 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
     const SoftmaxOptions so = checked_softmax_options(opt);
     const GeneralOptions go = general_options(opt);
     std::string dataset_sha256;
-    const Dataset data = read_dataset_once(opt, dataset_sha256, coop);
+    const unsigned threads = opt.threads ? opt.threads : all_cores();
+    const Dataset data = read_dataset_once(opt, dataset_sha256, coop, threads);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    const Execution exec{progress ? &*progress : nullptr, opt.threads ? opt.threads : all_cores(),
-                         coop ? &coop->sharding() : nullptr};
+    const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr};
     Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec, coop);
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();

@@ -2,13 +2,16 @@
 #include "seqi/io/read_file.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -63,8 +66,10 @@ class DatasetReader final : public nlohmann::json_sax<json> {
  public:
   // store = false: a validating pass that keeps only counters (O(1) memory), so that a bad
   // token anywhere is found before anything is allocated for the dataset.
-  DatasetReader(std::string_view text, const std::string& source, bool store)
-      : text_(text), source_(source), store_(store) {}
+  // stop: when set (by a validating pass that failed), the reader ends the parse early.
+  DatasetReader(std::string_view text, const std::string& source, bool store,
+                const std::atomic<bool>* stop = nullptr)
+      : text_(text), source_(source), store_(store), stop_(stop) {}
 
   Dataset finish() {
     if (!seen_dimension_ || !seen_pairs_)
@@ -203,6 +208,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   }
 
   bool start(bool object) {
+    if (stopped()) return false;
     switch (state_) {
       case State::Start:
         if (!object)
@@ -302,7 +308,10 @@ class DatasetReader final : public nlohmann::json_sax<json> {
     }
   }
 
+  bool stopped() const { return stop_ && stop_->load(std::memory_order_relaxed); }
+
   bool scalar(const Scalar& v) {
+    if (stopped()) return false;
     switch (state_) {
       case State::Start:
         fail(std::string("the top level must be an object {\"dimension\": ..., \"pairs\": [...]}, got ") +
@@ -418,6 +427,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   bool in_output_ = false;
   SequencePair* pair_ = nullptr;  // the pair whose tokens are read (store_ only)
   const bool store_;
+  const std::atomic<bool>* stop_;
   std::size_t pairs_ = 0;   // pairs begun
   std::size_t tokens_ = 0;  // tokens completed in the current sequence
   std::vector<Rational> coordinates_;  // the current token's coordinates unless direct_
@@ -436,26 +446,52 @@ class DatasetReader final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
-Dataset parse_dataset_json(std::string_view text, const std::string& source) {
+Dataset parse_dataset_json(std::string_view text, const std::string& source, unsigned threads) {
   refuse_nul_bytes(text, source);
   // Two passes over the text: the first validates everything the reader checks while keeping
   // only counters, so a bad token at the end of a large file costs no memory; the second
   // stores. strict = true: trailing content after the top-level value is a syntax error.
+  std::atomic<bool> invalid{false};
   const auto pass = [&](bool store) {
-    DatasetReader reader(text, source, store);
+    DatasetReader reader(text, source, store, store ? &invalid : nullptr);
     json::sax_parse(text.data(), text.data() + text.size(), &reader, json::input_format_t::json, true);
     return reader.finish();
   };
-  pass(false);
-  Dataset data = pass(true);
-  check_hypotheses(data, source);
-  return data;
+  if (threads < 2) {
+    pass(false);
+    Dataset data = pass(true);
+    check_hypotheses(data, source);
+    return data;
+  }
+  // Both passes at once: the storing pass stops once the validating one has failed, and the
+  // validating pass's error is the one reported, as in sequence. A bad file may then cost up
+  // to the memory of a good one of its size.
+  std::exception_ptr validation_error, storing_error;
+  std::thread validator([&] {
+    try {
+      pass(false);
+    } catch (...) {
+      validation_error = std::current_exception();
+      invalid = true;
+    }
+  });
+  std::optional<Dataset> data;
+  try {
+    data = pass(true);
+  } catch (...) {
+    storing_error = std::current_exception();
+  }
+  validator.join();
+  if (validation_error) std::rethrow_exception(validation_error);
+  if (storing_error) std::rethrow_exception(storing_error);
+  check_hypotheses(*data, source);
+  return std::move(*data);
 }
 
-Dataset read_dataset_file(const std::string& path) {
+Dataset read_dataset_file(const std::string& path, unsigned threads) {
   const std::string text =
       read_file_limited(path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
-  return parse_dataset_json(text, path);
+  return parse_dataset_json(text, path, threads);
 }
 
 }  // namespace seqi

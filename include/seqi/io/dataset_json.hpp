@@ -25,10 +25,11 @@ inline constexpr std::uintmax_t kMaxDatasetFileBytes = std::uintmax_t{1} << 30; 
 // Reads a dataset file. Throws InputError with a message naming the file, and where relevant
 // the pair (1-based), "input"/"output", token (1-based) and coordinate (1-based), what is
 // wrong, and what to do. The returned dataset satisfies check_hypotheses.
-Dataset read_dataset_file(const std::string& path);
+// With threads >= 2 the validating and the storing pass run at once (same result, same error).
+Dataset read_dataset_file(const std::string& path, unsigned threads = 1);
 
 // Same from text already in memory; `source` names it in messages (and its stem is the
 // default name).
-Dataset parse_dataset_json(std::string_view text, const std::string& source);
+Dataset parse_dataset_json(std::string_view text, const std::string& source, unsigned threads = 1);
 
 }  // namespace seqi
