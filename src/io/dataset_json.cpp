@@ -7,14 +7,13 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <exception>
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "seqi/core/parallel.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/numbers/small_ratio.hpp"
 #include "seqi/io/hypotheses.hpp"
@@ -457,33 +456,23 @@ Dataset parse_dataset_json(std::string_view text, const std::string& source, uns
     json::sax_parse(text.data(), text.data() + text.size(), &reader, json::input_format_t::json, true);
     return reader.finish();
   };
-  if (threads < 2) {
-    pass(false);
-    Dataset data = pass(true);
-    check_hypotheses(data, source);
-    return data;
-  }
-  // Both passes at once: the storing pass stops once the validating one has failed, and the
-  // validating pass's error is the one reported, as in sequence. A bad file may then cost up
-  // to the memory of a good one of its size.
-  std::exception_ptr validation_error, storing_error;
-  std::thread validator([&] {
+  // The validating pass (index 0) and the storing pass (index 1), at once when threads >= 2:
+  // the storing pass stops once validation has failed, and for_each_index rethrows the
+  // validation's error, as in sequence. A bad file may then cost up to the memory of a good one
+  // of its size.
+  std::optional<Dataset> data;
+  for_each_index(2, threads, [&](std::size_t k) {
+    if (k == 1) {
+      data = pass(true);
+      return;
+    }
     try {
       pass(false);
     } catch (...) {
-      validation_error = std::current_exception();
       invalid = true;
+      throw;
     }
   });
-  std::optional<Dataset> data;
-  try {
-    data = pass(true);
-  } catch (...) {
-    storing_error = std::current_exception();
-  }
-  validator.join();
-  if (validation_error) std::rethrow_exception(validation_error);
-  if (storing_error) std::rethrow_exception(storing_error);
   check_hypotheses(*data, source);
   return std::move(*data);
 }
