@@ -1,7 +1,8 @@
 #define BOOST_TEST_MODULE layer_charges
-// LayerCharges (lem:float-run-sparse): the owed sums against exact sums over the recorded
-// layers written from the definition, on random layers, keys and queries; the strict key test;
-// misuse is an error.
+// The sparse float bound's data structures (lem:float-run-sparse). LayerCharges: the owed sums
+// against exact sums over the recorded layers written from the definition, on random layers,
+// keys and queries; the strict key test; misuse is an error. EnclosureOrder: the tokens meeting
+// a query against a scan of every token, through moves, rebuilds and non-finite ends.
 #include <boost/test/unit_test.hpp>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "seeded_oracles.hpp"
+#include "seqi/certification/enclosure_order.hpp"
 #include "seqi/certification/layer_charges.hpp"
 #include "seqi/numbers/rational.hpp"
 #include "seqi/numbers/upward.hpp"
@@ -104,4 +106,47 @@ BOOST_AUTO_TEST_CASE(misuse_is_an_error) {
   UpwardRounding up;
   BOOST_CHECK_THROW(charges.owed(2, 1, 0, 0), std::out_of_range);
   BOOST_CHECK_THROW(charges.owed(0, 4, 0, 0), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(enclosure_order_lists_exactly_the_tokens_meeting_a_query) {
+  const auto seed = testing::base_seed("layer_charges");
+  std::mt19937_64 g(seed + 7);
+  std::size_t listed = 0, rebuilt_moves = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    UpwardRounding up;
+    const std::size_t n = trial < 6 ? 1 + g() % 60 : 3000 + g() % 3000;  // large: moves past the rebuild threshold
+    std::vector<double> lo(n), hi(n);
+    // enclosures on a coarse grid (ends and queries often coincide), a few non-finite
+    auto draw = [&](std::size_t i) {
+      const double a = static_cast<double>(static_cast<long>(g() % 201) - 100) / 8;
+      const double w = (g() % 3 == 0) ? 0 : static_cast<double>(g() % 17) / 16;
+      lo[i] = a;
+      hi[i] = a + w;
+      if (g() % 97 == 0) lo[i] = std::nan("");
+      if (g() % 89 == 0) hi[i] = HUGE_VAL;
+    };
+    for (std::size_t i = 0; i < n; ++i) draw(i);
+    EnclosureOrder order;
+    order.rebuild(lo, hi);
+    for (int step = 0; step < 300; ++step) {
+      if (g() % 2) {  // move some tokens
+        for (std::size_t k = 0, moves = 1 + g() % (n / 8 + 2); k < moves; ++k) {
+          const std::size_t i = g() % n;
+          draw(i);
+          order.moved(i, lo, hi);
+          ++rebuilt_moves;
+        }
+      }
+      const double a = static_cast<double>(static_cast<long>(g() % 221) - 110) / 8;
+      const double b = a + static_cast<double>(g() % 40) / 8;
+      std::vector<std::size_t> expected;
+      for (std::size_t i = 0; i < n; ++i)
+        if (!(hi[i] < a) && !(lo[i] > b)) expected.push_back(i);
+      const std::vector<std::size_t> got = order.meeting(a, b, lo, hi);
+      BOOST_TEST(got == expected, "trial " << trial << " step " << step << " query [" << a << ", " << b << "]");
+      listed += got.size();
+    }
+  }
+  std::cout << "enclosure order: " << listed << " tokens listed, " << rebuilt_moves << " moves\n";
+  BOOST_TEST(listed > 1000u);
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "seqi/certification/enclosure_order.hpp"
 #include "seqi/certification/float_reading.hpp"
 #include "seqi/certification/float_reference.hpp"
 #include "seqi/certification/layer_charges.hpp"
@@ -661,6 +662,7 @@ class Propagation {
       const auto [lo, hi] = reading_enclosure(&mid_[i * d_], rad_[i], epoch_.r_mid, epoch_.r_mag, epoch_.cM, epoch_.under);
       t_lo_[i] = lo;
       t_hi_[i] = hi;
+      order_.moved(i, t_lo_, t_hi_);
       cover_box(i);
     }
   }
@@ -711,6 +713,7 @@ class Propagation {
       e_max_ = std::max(e_max_, e_[i]);
       rho_max_ = std::max(rho_max_, rho_[i]);
     }
+    order_.rebuild(t_lo_, t_hi_);
     direction_ = form.r;
     readings_current_ = true;
   }
@@ -744,11 +747,14 @@ class Propagation {
     // R_k <= R0_k + R1_k X and its E_k <= E0_k + R1_k X (the charges), as
     // sum_c |U_kc| |x_c| <= kappa_k sum_c |r_c| |x_c| with kappa_k >= |U_kc| / |r_c|.
     std::vector<double> E(f.w), R0(f.w), R1(f.w), E0(f.w);
+    OwnMargin own{std::vector<double>(f.w), f.u_one, rl.slope, std::vector<double>(f.w)};
     Rational margin = 0;  // max_k E_k / |slope_k|
     for (std::size_t k = 0; k < f.w; ++k) {
       double s = f.b_mag[k];
       for (std::size_t c = 0; c < f.d; ++c) s = s + f.u_mag[k * f.d + c] * xs[c];
       const double from_rho = std::min(f.u_one[k] * e_max_, rl.slope[k] * rho_max_);
+      own.shared[k] = cU * s + under;
+      own.inv_slope[k] = magnitude_up(1 / abs(form.slope[k]));
       E[k] = cU * s + under + from_rho;
       double kappa = 0;
       for (std::size_t c = 0; c < f.d; ++c) kappa = std::max(kappa, f.u_mag[k * f.d + c] / epoch_.r_mag[c]);
@@ -806,9 +812,31 @@ class Propagation {
       if (!(most.e < kGuard && most.rho < kGuard)) return std::nullopt;
       (side > 0 ? plan.right : plan.left) = SideCharge{charge, most};
     }
-    plan.band = ref_.tokens_reading_in(form.r, form.lo - 2 * margin, form.hi + 2 * margin);
-    for (std::size_t i : plan.band) settle(i, layer);
+    // Candidates: the tokens whose reading enclosure meets [lo - 2 margin, hi + 2 margin] (the
+    // others are decided by the shared margin); a candidate stays out of the band when its own
+    // margin (its settled e_i, rho_i) decides it (lem:float-run-sparse (1), per token).
+    const double lo_down = lower_difference(l.mid, l.rad), hi_up = h.mid + h.rad, reach = 2 * magnitude_up(margin);
+    for (std::size_t i : order_.meeting(lower_difference(lo_down, reach), hi_up + reach, t_lo_, t_hi_)) {
+      settle(i, layer);
+      if (!decided_by_own_margin(i, own, lo_down, hi_up)) plan.band.push_back(i);
+    }
     return plan;
+  }
+
+  // lem:float-run-sparse (1) for one token: E_k(i) = shared_k + min(|U_k|_1 e_i, |slope_k| rho_i)
+  // bounds its float pre-activation error (shared_k: the rounding part for the shared sizes).
+  struct OwnMargin {
+    std::vector<double> shared, u_one, slope, inv_slope;  // inv_slope_k >= 1 / |slope_k|
+  };
+  // True when token i (settled) reads at least 2 mu_i outside [lo_down, hi_up], a lower bound of
+  // the hull's left end and an upper bound of its right end, mu_i = max_k E_k(i) / |slope_k|:
+  // then every unit of token i is decided as in the exact run. Requires UpwardRounding.
+  bool decided_by_own_margin(std::size_t i, const OwnMargin& own, double lo_down, double hi_up) const {
+    double mu = 0;
+    for (std::size_t k = 0; k < own.shared.size(); ++k)
+      mu = std::max(mu, (own.shared[k] + std::min(own.u_one[k] * e_[i], own.slope[k] * rho_[i])) * own.inv_slope[k]);
+    if (!(mu < kGuard)) return false;
+    return t_lo_[i] > hi_up + 2 * mu || t_hi_[i] < lower_difference(lo_down, 2 * mu);
   }
 
   // After the band of a sparse layer is bounded: the others' charges recorded, the maxima grown.
@@ -1038,6 +1066,7 @@ class Propagation {
   // charges of the sparse layers since then on its side (right_: key hi_L < t; left_: -lo_L < -t).
   std::vector<std::size_t> stamp_;
   std::vector<double> t_lo_, t_hi_;   // enclosure of token i's reading along direction_ (readings_current_)
+  EnclosureOrder order_;              // the tokens by t_lo_ (while readings_current_)
   bool readings_current_ = false, pending_ = false;
   Epoch epoch_;
   LayerCharges right_, left_;
