@@ -3,12 +3,14 @@
 //   build/seqi_bench                         the standard table (runs itself once per row)
 //   build/seqi_bench N n d [m_max [seed]]    one synthetic row: n tokens per sequence, m_j in [1, m_max]
 //   build/seqi_bench --file D.json           one row for a dataset file (e.g. a Fashion-MNIST import)
+//   build/seqi_bench --replay D.json         CPU seconds of the float64 and float32 replays alone
 //   build/seqi_bench --conditioning D.json   ||theta||^2, max |weight|, float64/float32 runs (off-target
 //                                            sequences / max relative Hausdorff), certification seconds
 // Dense passes slower than the budget (SEQI_BENCH_BUDGET seconds, default 120) are run on the
 // first sequences only and extrapolated by work; such figures are marked "~".
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 #include <string>
 
 #include "seqi/certification/certificate.hpp"
+#include "seqi/certification/float_replay.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -157,7 +160,29 @@ void build_row(const std::string& path) {
   if (std::getenv("SEQI_BENCH_SAVE")) write_model_file(built.model, path + ".model.json");
 }
 
+// CPU seconds of the float64 and float32 replays alone on one thread (the double cross-check's
+// runs, every sequence: no work budget), repeated `SEQI_BENCH_REPEAT` times (default 1).
+void replay_row(const std::string& path) {
+  const Dataset data = read_dataset_file(path);
+  const auto built = build_interpolating_transformer(data, 1);
+  const char* repeat = std::getenv("SEQI_BENCH_REPEAT");
+  const int times = repeat ? std::max(1, std::atoi(repeat)) : 1;
+  for (int k = 0; k < times; ++k) {
+    double t0 = cpu_seconds();
+    const FloatRun f64 = float_run<double>(built.model, data, std::nullopt, std::nullopt, {}, 1e-6, 1, 1e300);
+    const double s64 = cpu_seconds() - t0;
+    t0 = cpu_seconds();
+    const FloatRun f32 = float_run<float>(built.model, data, std::nullopt, std::nullopt, {}, 1e-3, 1, 1e300);
+    std::cout << path << ": replay CPU s float64 " << fmt(s64) << " (" << f64.sequences_off_target << " off), float32 "
+              << fmt(cpu_seconds() - t0) << " (" << f32.sequences_off_target << " off)" << std::endl;
+  }
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--replay") {
+    for (int i = 2; i < argc; ++i) replay_row(argv[i]);
+    return 0;
+  }
   if (argc >= 3 && std::string(argv[1]) == "--build") {
     for (int i = 2; i < argc; ++i) build_row(argv[i]);
     return 0;

@@ -99,6 +99,20 @@ BOOST_AUTO_TEST_CASE(a_sample_stays_within_the_budget_and_is_never_empty) {
   }
 }
 
+// The replay's work estimate as FloatReplay forms it: per token, the tokens of each sequence, and the whole.
+struct ReplayWork {
+  double per_token = 0;
+  std::vector<std::size_t> lengths;
+  double whole = 0;
+};
+ReplayWork replay_work(const Transformer<Rational>& model, const Dataset& data) {
+  ReplayWork w;
+  for (const auto& b : model.blocks) w.per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size());
+  for (const auto& p : data.pairs) w.lengths.push_back(p.input.size());
+  w.whole = w.per_token * static_cast<double>(std::accumulate(w.lengths.begin(), w.lengths.end(), std::size_t{0}));
+  return w;
+}
+
 // float_run over a budget: it covers the sample (sequences_checked, sample_seed), and the
 // wrong-leader count looks at exactly the sampled tokens under their dataset-wide index: the
 // certified leaders give 0, leaders that no token has give every sampled token.
@@ -106,11 +120,8 @@ BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_
   const auto [data, built, cert] = certified_random("replay_sample_run", 60, 2, 6, 2);
   const auto& attends = cert.lemma_p->attends;
   const std::size_t collapse = built.record.collapse_block;
-  double per_token = 0;
-  for (const auto& b : built.model.blocks) per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size());
-  std::vector<std::size_t> lengths;
-  for (const auto& p : data.pairs) lengths.push_back(p.input.size());
-  const double budget = per_token * static_cast<double>(std::accumulate(lengths.begin(), lengths.end(), std::size_t{0})) / 3;
+  const auto [per_token, lengths, whole] = replay_work(built.model, data);
+  const double budget = whole / 4;
   const auto sample = replay_sample(lengths, per_token, budget, kReplaySampleSeed);
   BOOST_REQUIRE(sample.size() > 1u);
   BOOST_REQUIRE(sample.size() < data.pairs.size());
@@ -129,6 +140,24 @@ BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_
   const std::vector<std::size_t> nowhere(attends.size(), std::numeric_limits<std::size_t>::max());
   const FloatRun off = float_run<double>(built.model, data, std::nullopt, collapse, nowhere, 1e-6, 1, budget);
   BOOST_TEST(off.wrong_leader == tokens_of(lengths, sample));
+}
+
+// A run whose whole estimate is within kFloatRunCompleteFactor budgets covers every sequence
+// (no sample seed); just beyond, it covers the sample within one budget.
+BOOST_AUTO_TEST_CASE(a_run_within_three_budgets_covers_every_sequence) {
+  const auto [data, built, cert] = certified_random("replay_complete", 60, 2, 6, 2);
+  const auto& attends = cert.lemma_p->attends;
+  const std::size_t collapse = built.record.collapse_block;
+  const auto [per_token, lengths, whole] = replay_work(built.model, data);
+  const FloatRun complete =
+      float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 1, whole / kFloatRunCompleteFactor);
+  BOOST_TEST(complete.sequences_checked == data.pairs.size());
+  BOOST_TEST(!complete.sample_seed.has_value());
+  const double budget = whole / kFloatRunCompleteFactor * (1 - 1e-9);
+  const FloatRun part = float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 1, budget);
+  BOOST_TEST(part.sequences_checked == replay_sample(lengths, per_token, budget, kReplaySampleSeed).size());
+  BOOST_TEST(part.sequences_checked < data.pairs.size());
+  BOOST_TEST(part.sample_seed.has_value());
 }
 
 // The cross-check started early (BackgroundCrossCheck: stage 1 on a low-priority thread while

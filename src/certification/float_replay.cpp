@@ -259,7 +259,9 @@ FloatReplay<F>::FloatReplay(const Transformer<Rational>& model, const Dataset& d
     lengths.push_back(pair.input.size());
     global_begin.push_back(global_begin.back() + pair.input.size());
   }
-  m.seqs = {replay_sample(lengths, per_token, budget, kReplaySampleSeed), {0}, {}};
+  const double whole = per_token * static_cast<double>(global_begin.back());
+  const double allowed = whole <= kFloatRunCompleteFactor * budget ? whole : budget;
+  m.seqs = {replay_sample(lengths, per_token, allowed, kReplaySampleSeed), {0}, {}};
   for (const std::size_t j : m.seqs.chosen) {
     m.seqs.begin.push_back(m.seqs.begin.back() + lengths[j]);
     m.seqs.global.push_back(global_begin[j]);

@@ -30,9 +30,12 @@ struct FloatRun {
   std::optional<std::uint64_t> sample_seed;
 };
 
-// Multiply-adds a run may spend (2 w d per token and FF layer); a run whose estimate is larger
-// covers a seeded spread of the sequences (replay_sample.hpp) and says so.
+// Multiply-adds a run may spend (2 w d per token and FF layer). A run whose whole estimate is at
+// most kFloatRunCompleteFactor budgets covers every sequence (a complete answer is worth up to
+// three times the work of a sample); a larger one covers a seeded spread of the sequences within
+// the budget (replay_sample.hpp) and says so.
 inline constexpr double kFloatRunWorkBudget = 2e11;
+inline constexpr double kFloatRunCompleteFactor = 3;
 
 // Hausdorff distance between two finite point sets of the same dimension (double).
 double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<Vec<double>>& b);
@@ -46,7 +49,8 @@ double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<V
 template <class F>
 class FloatReplay {
  public:
-  // The float model (weights rounded to nearest) and the sample within `budget` multiply-adds.
+  // The float model (weights rounded to nearest) and the sequences it covers: every one when the
+  // whole estimate is within kFloatRunCompleteFactor * budget, else a sample within `budget`.
   FloatReplay(const Transformer<Rational>& model, const Dataset& data, std::optional<std::size_t> collapse_block,
               double tolerance, double budget = kFloatRunWorkBudget);
   ~FloatReplay();
