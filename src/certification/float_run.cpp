@@ -301,6 +301,16 @@ class Propagation {
   }
 
   void refresh(std::size_t i) { ref_.box(i, &mid_[i * d_], rad_[i]); }
+  // Frees every per-token and per-layer bound once the bound has stopped (nothing reads them then):
+  // about 65 bytes per token and 8 per coordinate, alive through the rest of the exact pass otherwise.
+  void release() {
+    for (auto* v : {&mid_, &rad_, &e_, &rho_, &t_lo_, &t_hi_, &mid_max_}) std::vector<double>().swap(*v);
+    std::vector<std::size_t>().swap(stamp_);
+    std::vector<std::size_t>().swap(argmax_);
+    order_ = EnclosureOrder();
+    right_ = LayerCharges(0);
+    left_ = LayerCharges(0);
+  }
   // Every box after a layer that may change every token (every bound settled).
   void refresh_all() {
     for (std::size_t i = 0; i < e_.size(); ++i) refresh(i);
@@ -1099,6 +1109,10 @@ struct FloatRunBound::State {
   double tau_inv = 0;
   std::size_t next_block = 0;
   std::optional<FloatRunFacts> stopped;  // the facts of a bound that failed
+  void stop(FloatRunFacts facts) {
+    stopped = std::move(facts);
+    run.release();
+  }
   std::vector<std::size_t> changed;
 };
 
@@ -1108,7 +1122,7 @@ FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference&
   if (kind == Setting::softmax && tau) set_tau(*tau);
   if (s_->stopped) return;
   UpwardRounding up;
-  if (auto f = s_->run.start()) s_->stopped = failed(s_->run.facts(), 0, "input", *f);
+  if (auto f = s_->run.start()) s_->stop(failed(s_->run.facts(), 0, "input", *f));
 }
 
 void FloatRunBound::set_tau(const Rational& tau) {
@@ -1116,7 +1130,7 @@ void FloatRunBound::set_tau(const Rational& tau) {
   if (s_->stopped) return;
   UpwardRounding up;
   if (auto f = out_of_range(tau, "tau")) {
-    s_->stopped = failed(s_->run.facts(), s_->next_block, "attention", *f);
+    s_->stop(failed(s_->run.facts(), s_->next_block, "attention", *f));
     return;
   }
   s_->run.set_tau(tau);
@@ -1151,12 +1165,12 @@ std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAtte
     std::optional<Point> next_direction;
     if (prep.one) next_direction = prep.one->r;
     if (auto f = run.attention(block.sa, s_->kind, s_->tau_inv, next_direction)) {
-      s_->stopped = failed(run.facts(), b, "attention", *f);
+      s_->stop(failed(run.facts(), b, "attention", *f));
       return advance_from(true);
     }
   }
   if (auto f = attention(attends ? run.argmax() : std::vector<std::size_t>{})) {
-    s_->stopped = failed(run.facts(), b, "attention", "exact run: " + *f);
+    s_->stop(failed(run.facts(), b, "attention", "exact run: " + *f));
     return f;
   }
   if (attends) {
@@ -1167,12 +1181,12 @@ std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAtte
   {
     UpwardRounding up;
     if (auto f = run.feed_forward(block.ff, prep, b, s_->changed)) {
-      s_->stopped = failed(run.facts(), b, "feed-forward", *f);
+      s_->stop(failed(run.facts(), b, "feed-forward", *f));
       return feed_forward(prep.one);
     }
   }
   if (auto f = feed_forward(prep.one)) {
-    s_->stopped = failed(run.facts(), b, "feed-forward", "exact run: " + *f);
+    s_->stop(failed(run.facts(), b, "feed-forward", "exact run: " + *f));
     return f;
   }
   UpwardRounding up;
