@@ -251,7 +251,8 @@ FloatReplay<F>::FloatReplay(const Transformer<Rational>& model, const Dataset& d
   m.run.scalar = sizeof(F) == 8 ? "float64" : "float32";
   m.run.tolerance = tolerance;
   m.run.sequences = data.pairs.size();
-  // Sequences within the work budget (deterministic: estimated multiply-adds, not time).
+  // Every sequence, or a sample within the work budget (deterministic: estimated multiply-adds,
+  // not time).
   double per_token = 0;
   for (const auto& b : model.blocks) per_token += static_cast<double>(b.ff.U.size() + b.ff.W.size());
   std::vector<std::size_t> lengths, global_begin{0};
