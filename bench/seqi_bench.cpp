@@ -4,6 +4,7 @@
 //   build/seqi_bench N n d [m_max [seed]]    one synthetic row: n tokens per sequence, m_j in [1, m_max]
 //   build/seqi_bench --file D.json           one row for a dataset file (e.g. a Fashion-MNIST import)
 //   build/seqi_bench --replay D.json         CPU seconds of the float64 and float32 replays alone
+//   build/seqi_bench --conditioning-corpus C.json   the same for every dataset of a regression corpus
 //   build/seqi_bench --conditioning D.json   ||theta||^2, max |weight|, float64/float32 runs (off-target
 //                                            sequences / max relative Hausdorff), certification seconds
 // Dense passes slower than the budget (SEQI_BENCH_BUDGET seconds, default 120) are run on the
@@ -20,6 +21,7 @@
 #include <sstream>
 #include <string>
 
+#include "regression_gate.hpp"
 #include "seqi/certification/certificate.hpp"
 #include "seqi/certification/float_replay.hpp"
 #include "seqi/io/dataset_json.hpp"
@@ -121,7 +123,7 @@ std::string runs_text(const ConditioningReport& rep) {
 // CPU seconds of this process (the shared benchmark machine makes wall time noisy).
 double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
-void conditioning_row(const Dataset& data) {
+void conditioning_row(const Dataset& data, const std::string& name) {
   double t0 = cpu_seconds();
   const auto built = build_interpolating_transformer(data, 1);
   const double t_build = cpu_seconds() - t0;
@@ -132,7 +134,7 @@ void conditioning_row(const Dataset& data) {
   const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{});
   const double t_soft = cpu_seconds() - t0;
   const auto& c = exact.conditioning;
-  std::cout << data.name.substr(0, 30) << ": ||theta||^2 " << approx_decimal(c.norm_sq, 3) << ", max |weight| "
+  std::cout << name.substr(0, 30) << ": ||theta||^2 " << approx_decimal(c.norm_sq, 3) << ", max |weight| "
             << approx_decimal(c.max_abs_weight, 3) << ", CPU s: build " << fmt(t_build) << ", exact " << fmt(t_exact)
             << ", softmax " << fmt(t_soft) << ", " << (exact.verified && soft.verified ? "verified" : "NOT VERIFIED")
             << "\n  off-target sequences (max relative Hausdorff):" << runs_text(c) << runs_text(soft.conditioning)
@@ -188,7 +190,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc >= 3 && std::string(argv[1]) == "--conditioning") {
-    for (int i = 2; i < argc; ++i) conditioning_row(read_dataset_file(argv[i]));
+    for (int i = 2; i < argc; ++i) {
+      const Dataset data = read_dataset_file(argv[i]);
+      conditioning_row(data, data.name);
+    }
+    return 0;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--conditioning-corpus") {
+    for (const auto& [name, data] : load_corpus(argv[2])) conditioning_row(data, name);
     return 0;
   }
   if (argc == 3 && std::string(argv[1]) == "--file") {

@@ -19,6 +19,7 @@ build/verify import fashion-mnist --patch 7 --count 4000 --task classify -o buil
 build/verify import fashion-mnist --patch 7 --count 1000 --task inpaint --mask 4 -o build/bench-data/fm-inpaint1000.json > /dev/null
 build/seqi_bench --conditioning datasets/words-300.json build/bench-data/fm1000.json build/bench-data/fm4000.json \
   build/bench-data/fm-inpaint1000.json
+build/seqi_bench --conditioning-corpus datasets/regression/corpus.json
 # The float64 and float32 replays alone (CPU seconds, every sequence): the part of a run that grows
 # with blocks x tokens (README: Scale, session 15).
 build/seqi_bench --replay build/bench-data/fm1000.json build/bench-data/fm4000.json

@@ -1,5 +1,10 @@
 #include "regression_gate.hpp"
 
+#include <filesystem>
+
+#include "seqi/io/dataset_json.hpp"
+#include "seqi/io/random_dataset.hpp"
+#include "seqi/io/read_file.hpp"
 #include "seqi/io/sha256.hpp"
 
 namespace seqi {
@@ -83,6 +88,30 @@ std::vector<std::string> golden_differences(const RegressionRecord& golden, cons
   const auto g = to_json(golden), n = to_json(now);
   for (const auto& [field, value] : g.items())
     if (n.at(field) != value) out.push_back(now.dataset + ": " + field + ": golden " + value.dump() + " -> now " + n.at(field).dump());
+  return out;
+}
+
+std::vector<std::pair<std::string, Dataset>> load_corpus(const std::string& corpus_path) {
+  namespace fs = std::filesystem;
+  const auto j = nlohmann::json::parse(read_file_limited(corpus_path, 1 << 20, "corpus"));
+  std::vector<std::pair<std::string, Dataset>> out;
+  const fs::path dir = fs::path(corpus_path).parent_path();
+  for (const auto& f : j.at("files")) {
+    const std::string rel = f.get<std::string>();
+    out.emplace_back(fs::path(rel).filename().string(), read_dataset_file((dir / rel).string()));
+  }
+  for (const auto& r : j.at("random")) {
+    RandomDatasetSpec s;
+    s.N = r.at("N");
+    s.n_min = r.at("n_min");
+    s.n_max = r.at("n_max");
+    s.m_max = r.at("m_max");
+    s.d = r.at("d");
+    s.coordinate_range = r.at("coordinate_range");
+    s.max_denominator = r.at("max_denominator");
+    s.share_probability = r.at("share_probability");
+    out.emplace_back(r.at("name").get<std::string>(), random_dataset(s, r.at("seed").get<std::uint64_t>()));
+  }
   return out;
 }
 

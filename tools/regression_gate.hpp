@@ -2,6 +2,7 @@
 // exceeded, any dataset no longer verified, or any unexplained change fails the gate.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,10 @@ struct RegressionRecord {
   std::string param_norm_sq_sha256;  // SHA-256 of the exact rational's text
   std::string tau_star_lower;        // exact rational, "unbounded", or "" when not certified
 };
+
+// The corpus file's datasets, named: its files (paths relative to the corpus file) by file name,
+// then its seeded random datasets by their names.
+std::vector<std::pair<std::string, Dataset>> load_corpus(const std::string& corpus_path);
 
 RegressionRecord regression_record(const std::string& dataset, const Certificate& hardmax, const Certificate& softmax);
 

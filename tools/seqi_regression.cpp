@@ -13,35 +13,11 @@
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/read_file.hpp"
-#include "seqi/io/random_dataset.hpp"
 
 using namespace seqi;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::pair<std::string, Dataset>> load_corpus(const std::string& corpus_path) {
-  const auto j = nlohmann::json::parse(read_file_limited(corpus_path, 1 << 20, "corpus"));
-  std::vector<std::pair<std::string, Dataset>> out;
-  const fs::path dir = fs::path(corpus_path).parent_path();
-  for (const auto& f : j.at("files")) {
-    const std::string rel = f.get<std::string>();
-    out.emplace_back(fs::path(rel).filename().string(), read_dataset_file((dir / rel).string()));
-  }
-  for (const auto& r : j.at("random")) {
-    RandomDatasetSpec s;
-    s.N = r.at("N");
-    s.n_min = r.at("n_min");
-    s.n_max = r.at("n_max");
-    s.m_max = r.at("m_max");
-    s.d = r.at("d");
-    s.coordinate_range = r.at("coordinate_range");
-    s.max_denominator = r.at("max_denominator");
-    s.share_probability = r.at("share_probability");
-    out.emplace_back(r.at("name").get<std::string>(), random_dataset(s, r.at("seed").get<std::uint64_t>()));
-  }
-  return out;
-}
 
 RegressionRecord measure(const std::string& name, const Dataset& data) {
   const auto built = build_interpolating_transformer(data, 1);
