@@ -592,14 +592,9 @@ BOOST_AUTO_TEST_CASE(one_direction_chains_float_runs_lie_within_delta_with_exact
   BOOST_TEST(signs >= 1000u);
 }
 
-// Placement-like chains (lem:float-run-sparse): hats along one r at the readings of the first
-// token of each sequence, in decreasing order, each moving its token left of every reading.
-// The hats' far right side cancels only exactly, so the tokens there pick up rounding that the
-// bound covers by charges without visiting them. Every float run (three summation orders) lies
-// within delta, and most (layer, token) pairs are charged, not bounded one by one.
-// A placement chain on `data` along the reading direction r: one hat (eta = 1, three units on r)
-// per isolated first token, in decreasing reading order, moving it to reading min - 1 (left of
-// every reading).
+// A placement-like chain (lem:float-run-sparse) on a dataset along the reading direction r: one
+// hat (eta = 1, three units on r) per isolated first token of a sequence, in decreasing reading
+// order, moving it to reading min - 1 (left of every reading).
 struct PlacementChain {
   Dataset data;
   Transformer<Rational> model;
@@ -620,13 +615,13 @@ Dataset random_chain_data(Gen& g, long N, long n_lo, long n_hi) {
   return data;
 }
 
-PlacementChain placement_chain(Dataset data, const Point& r) {
+PlacementChain placement_chain(Dataset dataset, const Point& r) {
   PlacementChain chain;
-  chain.data = std::move(data);
-  const Dataset& data_ = chain.data;
-  const int d = data_.dimension;
+  chain.data = std::move(dataset);
+  const Dataset& data = chain.data;
+  const int d = data.dimension;
   std::vector<Rational> reading;
-  for (const auto& p : data_.pairs)
+  for (const auto& p : data.pairs)
     for (const auto& x : p.input) reading.push_back(dot(r, x));
   chain.tokens = reading.size();
   std::vector<Rational> sorted = reading;
@@ -641,7 +636,7 @@ PlacementChain placement_chain(Dataset data, const Point& r) {
   };
   const Rational t_min = sorted.front();
   std::vector<Rational> leaders;  // readings of the isolated first tokens
-  for (std::size_t j = 0, at = 0; j < data_.pairs.size(); at += data_.pairs[j].input.size(), ++j)
+  for (std::size_t j = 0, at = 0; j < data.pairs.size(); at += data.pairs[j].input.size(), ++j)
     if (isolation(reading[at]) > 0) leaders.push_back(reading[at]);
   std::sort(leaders.begin(), leaders.end(), std::greater<>());
   chain.model.dimension = d;
@@ -663,8 +658,8 @@ PlacementChain placement_chain(Dataset data, const Point& r) {
   return chain;
 }
 
-// The hats' far right side cancels only exactly, so the tokens there pick up rounding that the
-// bound covers by charges without visiting them. Every float run (three summation orders) lies
+// Placement-like chains on random data: the hats' far right side cancels only exactly, so the
+// tokens there pick up rounding that the bound covers by charges without visiting them. Every float run (three summation orders) lies
 // within delta, and most (layer, token) pairs are charged, not bounded one by one.
 BOOST_AUTO_TEST_CASE(placement_chains_charge_the_untouched_tokens_and_stay_within_delta) {
   const auto seed = base_seed("placement");
