@@ -1,6 +1,7 @@
 #include "seqi/certification/float_replay.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -120,13 +121,57 @@ template <class F>
 struct ReadingCache {
   std::vector<F> t;
   std::vector<std::optional<std::size_t>> direction;  // nullopt: stale
+  std::vector<unsigned char> touched;                 // apply_feed_forward's scratch
+};
+
+// Up to four active units' updates W_u h_u added to one token in one pass over its coordinates:
+// x_c <- fl(...fl(fl(x_c + fl(W_0c h_0)) + fl(W_1c h_1))...) in unit order, the same floats as one
+// pass per unit (every operation elementwise), with x loaded and stored once.
+template <class F>
+class ActiveUnits {
+ public:
+  void add(const F* column, F h) { column_[n_] = column, h_[n_] = h, ++n_; }
+  bool full() const { return n_ == 4; }
+  // Adds the units held to the d coordinates at x and forgets them.
+  void add_to(F* __restrict x, Eigen::Index d) {
+    switch (n_) {
+      case 0: break;
+      case 1: add<1>(x, d); break;
+      case 2: add<2>(x, d); break;
+      case 3: add<3>(x, d); break;
+      default: add<4>(x, d); break;
+    }
+    n_ = 0;
+  }
+
+ private:
+  std::array<const F*, 4> column_{};
+  std::array<F, 4> h_{};
+  int n_ = 0;
+
+  template <int n>
+  void add(F* __restrict x, Eigen::Index d) const {
+    const F* __restrict w0 = column_[0];
+    const F* __restrict w1 = column_[1];
+    const F* __restrict w2 = column_[2];
+    const F* __restrict w3 = column_[3];
+    const F h0 = h_[0], h1 = h_[1], h2 = h_[2], h3 = h_[3];
+    for (Eigen::Index c = 0; c < d; ++c) {
+      F v = x[c] + w0[c] * h0;
+      if constexpr (n > 1) v += w1[c] * h1;
+      if constexpr (n > 2) v += w2[c] * h2;
+      if constexpr (n > 3) v += w3[c] * h3;
+      x[c] = v;
+    }
+  }
 };
 
 // X <- eta X + W relu(U X + b) in F. One-direction blocks: per token the cached reading, the w
 // pre-activations slope_k t + b_k, and x <- eta x + sum_k W_k h_k over the units with h_k != 0
-// (a zero unit adds exactly 0: a token left of every breakpoint stays bit for bit the same).
-// Other blocks: the dense products. Both are float runs of the rounded weights in the model of
-// lem:float-run (each dot product and sum in some order, every operation rounded).
+// (a zero unit adds exactly 0: a token left of every breakpoint stays bit for bit the same, so
+// only the tokens with some h_k != 0 are visited; h_k = max(pre, 0) != 0 iff !(pre <= 0), NaN
+// included). Other blocks: the dense products. Both are float runs of the rounded weights in the
+// model of lem:float-run (each dot product and sum in some order, every operation rounded).
 template <class F>
 void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& cache) {
   if (!block.direction) {
@@ -136,19 +181,33 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
     return;
   }
   const Eigen::Index w = block.slope.size();  // U itself is dropped (its rows are slope_k r)
-  for (Eigen::Index i = 0; i < X.cols(); ++i) {
-    const auto k = static_cast<std::size_t>(i);
+  const std::size_t n = static_cast<std::size_t>(X.cols());
+  for (std::size_t k = 0; k < n; ++k)
     if (cache.direction[k] != block.direction) {
-      cache.t[k] = block.r.dot(X.col(i));
+      cache.t[k] = block.r.dot(X.col(static_cast<Eigen::Index>(k)));
       cache.direction[k] = block.direction;
     }
-    if (block.eta != F(1)) X.col(i) *= block.eta, cache.direction[k] = std::nullopt;
+  // touched[k]: some unit of token k is nonzero (one pass per unit over the readings: vectorized).
+  std::vector<unsigned char>& touched = cache.touched;
+  touched.assign(n, block.eta != F(1) ? 1 : 0);
+  const F* t = cache.t.data();
+  for (Eigen::Index u = 0; u < w; ++u) {
+    const F slope = block.slope[u], b = block.b[u];
+    for (std::size_t k = 0; k < n; ++k) touched[k] |= static_cast<unsigned char>(!(slope * t[k] + b <= F(0)));
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!touched[k]) continue;
+    const auto i = static_cast<Eigen::Index>(k);
+    if (block.eta != F(1)) X.col(i) *= block.eta;
+    cache.direction[k] = std::nullopt;
+    ActiveUnits<F> active;
     for (Eigen::Index u = 0; u < w; ++u) {
-      const F h = std::max(block.slope[u] * cache.t[k] + block.b[u], F(0));
+      const F h = std::max(block.slope[u] * t[k] + block.b[u], F(0));
       if (h == F(0)) continue;
-      X.col(i) += block.W.col(u) * h;
-      cache.direction[k] = std::nullopt;
+      active.add(block.W.col(u).data(), h);
+      if (active.full()) active.add_to(X.col(i).data(), X.rows());
     }
+    active.add_to(X.col(i).data(), X.rows());
   }
 }
 
@@ -319,7 +378,7 @@ void FloatReplay<F>::run_prefix(std::size_t c, const std::atomic<bool>* stop) {
         X(k, static_cast<Eigen::Index>(m.seqs.begin[j] + i - offset)) = to_float<F>(x[k]);
     }
   m.cache[c] = {std::vector<F>(static_cast<std::size_t>(X.cols())),
-                std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols()))};
+                std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols())), {}};
   m.run_blocks(c, 0, m.prefix_end, std::nullopt, {}, stop);
 }
 

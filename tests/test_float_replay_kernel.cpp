@@ -1,0 +1,132 @@
+#define BOOST_TEST_MODULE float_replay_kernel
+#include <boost/test/unit_test.hpp>
+
+#include <iostream>
+#include <random>
+#include <string>
+
+#include "seqi/certification/float_replay.hpp"
+#include "seeded_oracles.hpp"
+
+using namespace seqi;
+using seqi::testing::base_seed;
+
+namespace {
+
+// One-direction layers whose every float operation is exact: readings r in {-1, 0, 1}^d (d <= 5),
+// slopes in {0, +-1/2, +-1, +-2}, integer offsets |b| <= 10, columns in quarters of at most 1,
+// eta in {1, 1/2}, widths 1 to 6, tokens in [-4, 4]^d. Layer by layer the coordinates stay below
+// 304, 18604, 1.2e6, 6.8e7 with denominators 8, 64, 512, 4096, and every reading, pre-activation
+// and product below 2^35: within float32's 24 bits for two layers, float64's 53 for four. Then
+// every float run of the model, in any summation order, is the exact rational run, so the replay must reproduce the exact pass (forward_dense) bit for bit: the
+// replay's reading cache, its skipping of tokens with no nonzero unit, and its fused unit updates
+// (more than four active units included) are checked against an oracle that shares none of them.
+// Breakpoints sit on the tokens' readings often (pre-activation exactly 0: that unit adds nothing).
+struct ExactFloatCase {
+  Transformer<Rational> model;
+  Dataset data;
+};
+
+ExactFloatCase exact_float_case(std::mt19937_64& gen, long max_layers) {
+  auto integer = [&](long lo, long hi) { return std::uniform_int_distribution<long>(lo, hi)(gen); };
+  const int d = static_cast<int>(integer(2, 5));
+  ExactFloatCase c;
+  c.model.dimension = d;
+  c.data.name = "exact-float";
+  c.data.dimension = d;
+  for (int j = 0; j < 3; ++j) {
+    std::vector<Point> tokens;
+    for (long i = integer(1, 12); i > 0; --i) {
+      Point x(d);
+      for (int k = 0; k < d; ++k) x[k] = integer(-4, 4);
+      tokens.push_back(x);
+    }
+    c.data.pairs.push_back({TokenSequence(tokens), {}});
+  }
+  const std::vector<Rational> slopes{0, Rational(1, 2), Rational(-1, 2), 1, -1, 2, -2};
+  for (long b = integer(1, max_layers); b > 0; --b) {
+    const Point r = [&] {
+      Point p(d);
+      for (int k = 0; k < d; ++k) p[k] = integer(-1, 1);
+      return p;
+    }();
+    const auto w = static_cast<Eigen::Index>(integer(1, 6));
+    FeedForward<Rational> ff;
+    ff.eta = integer(0, 3) == 0 ? Rational(1, 2) : Rational(1);
+    ff.U.resize(w, d);
+    ff.b.resize(w);
+    ff.W.resize(d, w);
+    for (Eigen::Index u = 0; u < w; ++u) {
+      ff.U.row(u) = r.transpose() * slopes[static_cast<std::size_t>(integer(0, 6))];
+      ff.b[u] = integer(-10, 10);
+      for (int k = 0; k < d; ++k) ff.W(k, u) = Rational(integer(-4, 4), 4);
+    }
+    c.model.blocks.push_back({SelfAttention<Rational>::identity(), ff, Phase::user});
+  }
+  // The targets are the exact outputs, so the replay's distance to them is 0 iff it equals them.
+  for (auto& pair : c.data.pairs) {
+    TokenList<Rational> X;
+    for (std::size_t i = 0; i < pair.input.size(); ++i) X.push_back(pair.input[i]);
+    for (const auto& y : forward_dense(c.model, X)) pair.output.push_back(y);
+  }
+  return c;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(one_direction_replays_equal_the_exact_run_when_every_operation_is_exact) {
+  const std::uint64_t seed = base_seed("float_replay_kernel");
+  std::mt19937_64 gen(seed);
+  std::size_t touched_layers = 0;
+  for (int t = 0; t < 300; ++t) {
+    const bool single = t % 2 == 1;  // float32 cases: at most two layers
+    const ExactFloatCase c = exact_float_case(gen, single ? 2 : 4);
+    for (unsigned threads : {1u, 2u}) {
+      const FloatRun run = single ? float_run<float>(c.model, c.data, std::nullopt, std::nullopt, {}, 0.0, threads)
+                                  : float_run<double>(c.model, c.data, std::nullopt, std::nullopt, {}, 0.0, threads);
+      BOOST_TEST_CONTEXT("case " << t << " (SEQI_SEED=" << seed << "), " << run.scalar << ", threads " << threads) {
+        BOOST_TEST(run.max_relative_hausdorff == 0.0);
+        BOOST_TEST(run.sequences_off_target == 0u);
+        BOOST_TEST(run.nonfinite == 0u);
+        BOOST_TEST(run.sequences_checked == c.data.pairs.size());
+      }
+    }
+    // The case moved some token (else the check above would be vacuous for it).
+    for (std::size_t j = 0; j < c.data.pairs.size(); ++j)
+      for (std::size_t i = 0; i < c.data.pairs[j].input.size(); ++i)
+        if (Point(c.data.pairs[j].input[i]) != c.data.pairs[j].output[i]) {
+          ++touched_layers;
+          j = c.data.pairs.size();
+          break;
+        }
+  }
+  std::cout << "float_replay_kernel: " << touched_layers << " of 300 cases move a token\n";
+  BOOST_TEST(touched_layers >= 250u);
+}
+
+// A token whose readings stay far beyond every breakpoint keeps all its units active in every
+// layer: a width-6 layer takes the fused update twice (four units, then two). One token, exact.
+BOOST_AUTO_TEST_CASE(six_active_units_are_added_in_unit_order) {
+  Transformer<Rational> model;
+  model.dimension = 2;
+  FeedForward<Rational> ff;
+  ff.U.resize(6, 2);
+  ff.b.resize(6);
+  ff.W.resize(2, 6);
+  for (Eigen::Index u = 0; u < 6; ++u) {
+    ff.U.row(u) << 1, 0;
+    ff.b[u] = -u;
+    ff.W.col(u) << Rational(1, 4) * (u + 1), -1;
+  }
+  model.blocks.push_back({SelfAttention<Rational>::identity(), ff, Phase::user});
+  Dataset data;
+  data.dimension = 2;
+  data.pairs.push_back({TokenSequence({Point(Vec<Rational>::Constant(2, 10))}), {}});
+  TokenList<Rational> X{Point(Vec<Rational>::Constant(2, 10))};
+  data.pairs[0].output.push_back(forward_dense(model, X)[0]);
+  // x = (10, 10): h_u = 10 - u, x_1 = 10 + sum (u + 1)(10 - u) / 4 = 10 + 140 / 4, x_2 = 10 - 45.
+  BOOST_TEST(data.pairs[0].output[0][0] == Rational(45));
+  BOOST_TEST(data.pairs[0].output[0][1] == Rational(-35));
+  const FloatRun run = float_run<double>(model, data, std::nullopt, std::nullopt, {}, 0.0);
+  BOOST_TEST(run.max_relative_hausdorff == 0.0);
+}
