@@ -187,7 +187,7 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
       cache.t[k] = block.r.dot(X.col(static_cast<Eigen::Index>(k)));
       cache.direction[k] = block.direction;
     }
-  // touched[k]: some unit of token k is nonzero (one pass per unit over the readings: vectorized).
+  // touched[k]: some unit of token k is nonzero (one pass per unit over the contiguous readings).
   std::vector<unsigned char>& touched = cache.touched;
   touched.assign(n, block.eta != F(1) ? 1 : 0);
   const F* t = cache.t.data();
