@@ -124,6 +124,15 @@ struct ReadingCache {
   std::vector<unsigned char> touched;                 // apply_feed_forward's scratch
 };
 
+// The fused update also as an AVX2 clone, chosen at load time where the CPU has AVX2 (GCC on
+// x86-64; the loop is elementwise, so every clone computes the same floats). Raw pointers only:
+// Eigen's packet and alignment choices must not differ between clones or translation units.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SEQI_REPLAY_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SEQI_REPLAY_CLONES
+#endif
+
 // Up to four active units' updates W_u h_u added to one token in one pass over its coordinates:
 // x_c <- fl(...fl(fl(x_c + fl(W_0c h_0)) + fl(W_1c h_1))...) in unit order, the same floats as one
 // pass per unit (every operation elementwise), with x loaded and stored once.
@@ -150,7 +159,7 @@ class ActiveUnits {
   int n_ = 0;
 
   template <int n>
-  void add(F* __restrict x, Eigen::Index d) const {
+  SEQI_REPLAY_CLONES void add(F* __restrict x, Eigen::Index d) const {
     const F* __restrict w0 = column_[0];
     const F* __restrict w1 = column_[1];
     const F* __restrict w2 = column_[2];
