@@ -18,9 +18,10 @@ namespace {
 // eta in {1, 1/2}, widths 1 to 6, tokens in [-4, 4]^d. Layer by layer the coordinates stay below
 // 304, 18604, 1.2e6, 6.8e7 with denominators 8, 64, 512, 4096, and every reading, pre-activation
 // and product below 2^35: within float32's 24 bits for two layers, float64's 53 for four. Then
-// every float run of the model, in any summation order, is the exact rational run, so the replay must reproduce the exact pass (forward_dense) bit for bit: the
-// replay's reading cache, its skipping of tokens with no nonzero unit, and its fused unit updates
-// (more than four active units included) are checked against an oracle that shares none of them.
+// every float run of the model, in any summation order, is the exact rational run, so the replay
+// must reproduce the exact pass (forward_dense) bit for bit: the replay's reading cache, its
+// skipping of tokens with no nonzero unit, and its fused unit updates (more than four active units
+// included) are checked against an oracle that shares none of them.
 // Breakpoints sit on the tokens' readings often (pre-activation exactly 0: that unit adds nothing).
 struct ExactFloatCase {
   Transformer<Rational> model;
@@ -77,7 +78,7 @@ ExactFloatCase exact_float_case(std::mt19937_64& gen, long max_layers) {
 BOOST_AUTO_TEST_CASE(one_direction_replays_equal_the_exact_run_when_every_operation_is_exact) {
   const std::uint64_t seed = base_seed("float_replay_kernel");
   std::mt19937_64 gen(seed);
-  std::size_t touched_layers = 0;
+  std::size_t moving_cases = 0;
   for (int t = 0; t < 300; ++t) {
     const bool single = t % 2 == 1;  // float32 cases: at most two layers
     const ExactFloatCase c = exact_float_case(gen, single ? 2 : 4);
@@ -95,17 +96,17 @@ BOOST_AUTO_TEST_CASE(one_direction_replays_equal_the_exact_run_when_every_operat
     for (std::size_t j = 0; j < c.data.pairs.size(); ++j)
       for (std::size_t i = 0; i < c.data.pairs[j].input.size(); ++i)
         if (Point(c.data.pairs[j].input[i]) != c.data.pairs[j].output[i]) {
-          ++touched_layers;
+          ++moving_cases;
           j = c.data.pairs.size();
           break;
         }
   }
-  std::cout << "float_replay_kernel: " << touched_layers << " of 300 cases move a token\n";
-  BOOST_TEST(touched_layers >= 250u);
+  std::cout << "float_replay_kernel: " << moving_cases << " of 300 cases move a token\n";
+  BOOST_TEST(moving_cases >= 250u);
 }
 
-// A token whose readings stay far beyond every breakpoint keeps all its units active in every
-// layer: a width-6 layer takes the fused update twice (four units, then two). One token, exact.
+// A token right of every breakpoint of a width-6 layer has all six units active: the fused
+// update runs twice (four units, then two). One token, every operation exact.
 BOOST_AUTO_TEST_CASE(six_active_units_are_added_in_unit_order) {
   Transformer<Rational> model;
   model.dimension = 2;
