@@ -46,7 +46,7 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
                                          const Execution& exec) {
   Certificate cert;
   cert.setting = Setting::hardmax;
-  cert.record = built.record;
+  cert.construction = summary_of(built.record);
   cert.conditioning = weight_conditioning(built.model, built.record.collapse_block, exec.threads);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);
   add_shape_checks(cert, true);

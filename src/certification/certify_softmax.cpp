@@ -109,7 +109,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
                                     const Execution& exec, std::optional<FloatRunFacts>& float_run) {
   Certificate cert;
   cert.setting = Setting::softmax;
-  cert.record = built.record;
+  cert.construction = summary_of(built.record);
   const std::size_t collapse = built.record.collapse_block;
   cert.conditioning = weight_conditioning(built.model, collapse, exec.threads);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);

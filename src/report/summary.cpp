@@ -43,10 +43,10 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
   o << "params:    " << c.params << " structured, " << c.params_dense << " with dense A, V; bound (20d+22) sum(m) = "
     << c.params_bound << "\n";
   o << "||theta||^2 = " << approx_decimal(c.param_norm_sq, 8) << " (exact value in --json)\n";
-  if (cert.record) o << "seed:      " << run.seed << "\n";
+  if (cert.construction) o << "seed:      " << run.seed << "\n";
   if (cert.softmax) {
     const SoftmaxFacts& f = *cert.softmax;
-    if (cert.record) {
+    if (cert.construction) {
       o << "tau*:      tau* >= min_j G_j / ln((n_j - 1) D_j / df) (lem:tau-star): ";
       if (f.tau_unbounded)
         o << "no sequence constrains tau; every tau > 0\n";
@@ -56,9 +56,9 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
     }
     o << "tau:       checked at " << to_string(f.tau_checked) << " (~" << approx_decimal(f.tau_checked) << "), "
       << f.precision << "-bit intervals\n";
-    o << "enclosure: " << (cert.record ? "max distance to the leader's value " : "max half-width ")
+    o << "enclosure: " << (cert.construction ? "max distance to the leader's value " : "max half-width ")
       << approx_decimal(f.max_enclosure_radius)
-      << (cert.record ? " against flat half-width " + approx_decimal(f.flat_halfwidth) : std::string())
+      << (cert.construction ? " against flat half-width " + approx_decimal(f.flat_halfwidth) : std::string())
       << (f.sequences_refined ? " (" + std::to_string(f.sequences_refined) +
                                                                          " sequences with per-token weights)" : "")
       << "\n";
@@ -77,9 +77,9 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
       << "): " << ch.detail << "\n";
-  if (cert.record) {
+  if (cert.construction) {
     o << "generic choices (seeded, each checked exactly):\n";
-    for (const auto& g : cert.record->choices)
+    for (const auto& g : cert.construction->choices)
       o << "  " << g.what << ": " << g.attempts << " draw" << (g.attempts > 1 ? "s" : "") << ", last from [-"
         << g.final_range.str() << ", " << g.final_range.str() << "]\n";
   }
@@ -114,7 +114,7 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
   j["params_bound"] = c.params_bound;
   j["params_bound_formula"] = "(20d+22)*sum_m";
   j["param_norm_sq"] = to_string(c.param_norm_sq);
-  j["seed"] = cert.record ? nlohmann::json(run.seed) : nlohmann::json(nullptr);
+  j["seed"] = cert.construction ? nlohmann::json(run.seed) : nlohmann::json(nullptr);
   j["max_coordinate_bits"] = cert.max_bits_by_phase;
   auto& checks = j["checks"] = nlohmann::json::array();
   for (const auto& ch : cert.checks)
@@ -123,15 +123,15 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
   auto& seqs = j["sequences"] = nlohmann::json::array();
   for (const auto& s : cert.sequences)
     seqs.push_back({{"n", s.n}, {"m", s.m}, {"matches", s.matches}, {"detail", s.detail}});
-  if (cert.record) {
+  if (cert.construction) {
     auto& ch = j["generic_choices"] = nlohmann::json::array();
-    for (const auto& g : cert.record->choices)
+    for (const auto& g : cert.construction->choices)
       ch.push_back({{"what", g.what}, {"attempts", g.attempts}, {"range", g.final_range.str()}});
-    j["lifts"] = cert.record->separation.lifts;
+    j["lifts"] = cert.construction->separation.lifts;
   }
   if (cert.softmax) {
     const SoftmaxFacts& f = *cert.softmax;
-    j["tau_star_lower"] = f.tau_unbounded || !cert.record ? nlohmann::json(nullptr) : nlohmann::json(to_string(f.tau_star_lower));
+    j["tau_star_lower"] = f.tau_unbounded || !cert.construction ? nlohmann::json(nullptr) : nlohmann::json(to_string(f.tau_star_lower));
     j["tau_star_unbounded"] = f.tau_unbounded;
     j["tau_star_formula"] = "min_j G_j / ln((n_j - 1) D_j / df)";
     j["tau_binding_sequence"] = f.binding_sequence + 1;

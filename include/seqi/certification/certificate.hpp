@@ -62,7 +62,7 @@ struct Certificate {
   Counts counts;
   ForwardStats stats;
   std::map<std::string, std::size_t> max_bits_by_phase;  // max coordinate bits after each phase
-  std::optional<ConstructionRecord> record;              // absent for a user's model
+  std::optional<ConstructionSummary> construction;       // absent for a user's model
   std::optional<LemmaPResult> lemma_p;
   std::optional<SoftmaxFacts> softmax;
   std::optional<GeneralFacts> general;  // per-sequence verdicts of a general model (--model)

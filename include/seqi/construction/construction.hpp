@@ -70,6 +70,17 @@ struct Construction {
   ConstructionRecord record;
 };
 
+// What a certificate states of a construction's record (the reports' seed, lifts and logged
+// choices); not the per-sequence leaders, places and z, which the certificate's checks read from
+// the Construction itself (a copy of them costs about 3 bytes per input coordinate at scale).
+struct ConstructionSummary {
+  std::uint64_t seed = 0;
+  std::vector<ChoiceLog> choices;
+  SeparationRecord separation;
+};
+
+inline ConstructionSummary summary_of(const ConstructionRecord& r) { return {r.seed, r.choices, r.separation}; }
+
 // Preconditions: data satisfies H1-H5 (as returned by the dataset reader).
 // Throws ConstructionError when a generic choice cannot be found (not expected).
 // Independent per-token and per-block steps run on `threads` threads; the construction does not
