@@ -43,9 +43,9 @@ bool index_readings(const std::vector<Token>& tokens, ReadingIndex& index, const
   if (index.valid_for(r)) return false;
   std::vector<std::size_t> all(tokens.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const auto t = readings_of(tokens, all, r, reading, threads);
+  auto t = readings_of(tokens, all, r, reading, threads);
   index.reset(r, tokens.size());
-  for (std::size_t i = 0; i < tokens.size(); ++i) index.set(i, t[i].first, t[i].second);
+  for (std::size_t i = 0; i < tokens.size(); ++i) index.set(i, std::move(t[i].first), std::move(t[i].second));
   return true;
 }
 
@@ -109,8 +109,8 @@ SparseStep apply_feed_forward_sparsely(std::vector<Token>& tokens, ReadingIndex&
     }
   step.touched = touched.size();
   if (form) {
-    const auto t = readings_of(tokens, touched, form->r, reading, threads);
-    for (std::size_t k = 0; k < touched.size(); ++k) index.set(touched[k], t[k].first, t[k].second);
+    auto t = readings_of(tokens, touched, form->r, reading, threads);
+    for (std::size_t k = 0; k < touched.size(); ++k) index.set(touched[k], std::move(t[k].first), std::move(t[k].second));
   }
   return step;
 }
