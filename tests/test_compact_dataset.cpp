@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seeded_oracles.hpp"
@@ -73,6 +74,22 @@ bool fits_compact(const std::vector<Point>& xs) {
   return true;
 }
 
+// Bytes per numerator the compact form must use (xs compact): the narrowest of int16, int32 and
+// int64 that holds every numerator scaled to the lcm of the reduced denominators.
+std::size_t compact_width(const std::vector<Point>& xs) {
+  Integer lcm_all = 1;
+  for (const auto& x : xs)
+    for (Eigen::Index c = 0; c < x.size(); ++c) lcm_all = boost::multiprecision::lcm(lcm_all, denominator(x[c]));
+  std::size_t width = 2;
+  for (const auto& x : xs)
+    for (Eigen::Index c = 0; c < x.size(); ++c) {
+      const Integer n = numerator(x[c]) * (lcm_all / denominator(x[c]));
+      if (n > 2147483647 || n < -2147483647 - Integer(1)) width = 8;
+      else if (n > 32767 || n < -32768) width = std::max<std::size_t>(width, 4);
+    }
+  return width;
+}
+
 // Token by token and in canonical text: a non-canonical rational (e.g. 2/4) would show there.
 void expect_same(const TokenSequence& s, const std::vector<Point>& oracle) {
   BOOST_REQUIRE_EQUAL(s.size(), oracle.size());
@@ -108,6 +125,7 @@ BOOST_AUTO_TEST_CASE(random_rationals_round_trip_after_every_push) {
       oracle.push_back(random_point(rng, d, mix));
       s.push_back(oracle.back());
       BOOST_TEST(s.compact() == fits_compact(oracle), "seed " << seed << " trial " << trial << " token " << t);
+      if (s.compact()) BOOST_TEST(s.numerator_width() == compact_width(oracle), "seed " << seed << " trial " << trial);
       expect_same(s, oracle);
     }
     s.shrink_to_fit();
@@ -142,6 +160,33 @@ BOOST_AUTO_TEST_CASE(edge_values_fit_or_fall_back_exactly) {
   expect_same(e, {half, three});
 }
 
+BOOST_AUTO_TEST_CASE(numerators_widen_at_the_int16_and_int32_limits) {
+  // {value pushed after the others, width expected}: the limits of int16 and int32 both ways.
+  const std::vector<std::pair<Rational, std::size_t>> cases = {
+      {Rational(32767), 2},       {Rational(-32768), 2},       {Rational(32768), 4},
+      {Rational(-32769), 4},      {Rational(2147483647L), 4},  {Rational(-2147483648L), 4},
+      {Rational(2147483648L), 8}, {Rational(-2147483649L), 8}};
+  for (const auto& [v, width] : cases) {
+    const std::vector<Point> xs{Point::Constant(2, Rational(1)), Point::Constant(2, v), Point::Zero(2)};
+    const TokenSequence s(xs);
+    BOOST_TEST(s.compact());
+    BOOST_TEST(s.numerator_width() == width, "value " << v);
+    expect_same(s, xs);
+  }
+  // A rescale widens: 16384 over 1, then 1/2 makes the common denominator 2 and 16384 -> 32768.
+  const std::vector<Point> xs{Point::Constant(2, Rational(16384)), Point::Constant(2, Rational(1, 2))};
+  TokenSequence s{xs[0]};
+  BOOST_TEST(s.numerator_width() == 2u);
+  s.push_back(xs[1]);
+  BOOST_TEST(s.numerator_width() == 4u);
+  expect_same(s, xs);
+  Rational dot;
+  BOOST_TEST(s.integer_dot(0, {3, -1}, dot));
+  BOOST_TEST(dot == Rational(2 * 16384));
+  BOOST_TEST(s.norm_sq(1, dot));
+  BOOST_TEST(dot == Rational(1, 2));
+}
+
 BOOST_AUTO_TEST_CASE(compare_tokens_is_the_lexicographic_order) {
   seqi::Rng rng(seqi::testing::base_seed("compact_dataset") + 1);
   for (int trial = 0; trial < 200; ++trial) {
@@ -157,6 +202,7 @@ BOOST_AUTO_TEST_CASE(compare_tokens_is_the_lexicographic_order) {
       ys.push_back(y);
     }
     if (trial % 2) ys.push_back(Point::Constant(3, Rational(Integer(1) << 70)));  // ys on the fallback path
+    if (trial % 4 == 2) ys.push_back(Point::Constant(3, Rational(1L << 40)));     // ys with int64 numerators
     const TokenSequence a(xs), b(ys);
     BOOST_TEST(a.compact());
     BOOST_TEST(b.compact() == (trial % 2 == 0));

@@ -39,9 +39,10 @@ void set_ratio(__int128 n, __int128 den, Rational& x) {
   mpq_canonicalize(q);
 }
 
-// sum_c a[c] * b[c] over int64 entries into acc; false when a partial sum leaves 127 bits (each
-// product fits: |a[c] b[c]| < 2^126).
-bool sum_of_products(const std::int64_t* a, const std::int64_t* b, Eigen::Index d, __int128& acc) {
+// sum_c a[c] * b[c] over integer entries of at most 64 bits into acc; false when a partial sum
+// leaves 127 bits (each product fits: |a[c] b[c]| < 2^126).
+template <class A, class B>
+bool sum_of_products(const A* a, const B* b, Eigen::Index d, __int128& acc) {
   acc = 0;
   for (Eigen::Index c = 0; c < d; ++c)
     if (__builtin_add_overflow(acc, static_cast<__int128>(a[c]) * b[c], &acc)) return false;
@@ -52,17 +53,18 @@ bool sum_of_products(const std::int64_t* a, const std::int64_t* b, Eigen::Index 
 
 bool TokenSequence::integer_dot(std::size_t i, const std::vector<std::int64_t>& r, Rational& out) const {
   if (fallback_ || static_cast<Eigen::Index>(r.size()) != d_) return false;
+  const std::size_t at = i * static_cast<std::size_t>(d_);
   __int128 acc = 0;
-  if (!sum_of_products(num_.data() + i * static_cast<std::size_t>(d_), r.data(), d_, acc)) return false;
+  if (!num_.with_data([&](const auto* n) { return sum_of_products(n + at, r.data(), d_, acc); })) return false;
   set_ratio(acc, den_, out);
   return true;
 }
 
 bool TokenSequence::norm_sq(std::size_t i, Rational& out) const {
   if (fallback_) return false;
-  const std::int64_t* x = num_.data() + i * static_cast<std::size_t>(d_);
+  const std::size_t at = i * static_cast<std::size_t>(d_);
   __int128 acc = 0;
-  if (!sum_of_products(x, x, d_, acc)) return false;
+  if (!num_.with_data([&](const auto* n) { return sum_of_products(n + at, n + at, d_, acc); })) return false;
   set_ratio(acc, static_cast<__int128>(den_) * den_, out);  // den_^2 < 2^126
   return true;
 }
@@ -78,8 +80,10 @@ TokenSequence::TokenSequence(const std::vector<Point>& points) {
 Point TokenSequence::operator[](std::size_t i) const {
   if (fallback_) return big_[i];
   Point x(d_);
-  const std::int64_t* n = num_.data() + i * static_cast<std::size_t>(d_);
-  for (Eigen::Index c = 0; c < d_; ++c) decode(n[c], den_, x[c]);
+  const std::size_t at = i * static_cast<std::size_t>(d_);
+  num_.with_data([&](const auto* n) {
+    for (Eigen::Index c = 0; c < d_; ++c) decode(n[at + static_cast<std::size_t>(c)], den_, x[c]);
+  });
   return x;
 }
 
@@ -105,8 +109,8 @@ bool TokenSequence::push_compact(const Point& x) {
   }
   const auto scale = static_cast<std::int64_t>(den / den_);  // exact: den_ divides den
   if (scale != 1)
-    for (const std::int64_t v : num_)
-      if (!fits(static_cast<__int128>(v) * scale)) return false;
+    for (std::size_t k = 0; k < num_.size(); ++k)
+      if (!fits(static_cast<__int128>(num_[k]) * scale)) return false;
   std::vector<std::int64_t> row(static_cast<std::size_t>(d_));
   for (Eigen::Index c = 0; c < d_; ++c) {
     const mpq_srcptr q = x[c].backend().data();
@@ -115,17 +119,16 @@ bool TokenSequence::push_compact(const Point& x) {
     if (!fits(v)) return false;
     row[static_cast<std::size_t>(c)] = static_cast<std::int64_t>(v);
   }
-  if (scale != 1)
-    for (std::int64_t& v : num_) v *= scale;
+  if (scale != 1) num_.scale(scale);
   den_ = static_cast<std::int64_t>(den);
-  num_.insert(num_.end(), row.begin(), row.end());
+  num_.append(row);
   return true;
 }
 
 void TokenSequence::to_fallback() {
   big_ = points();
   fallback_ = true;
-  std::vector<std::int64_t>().swap(num_);
+  num_.clear();
   den_ = 1;
 }
 
@@ -145,13 +148,17 @@ std::vector<Point> TokenSequence::points() const {
 int compare_tokens(const TokenSequence& a, std::size_t i, const TokenSequence& b, std::size_t j) {
   if (a.compact() && b.compact() && a.d_ == b.d_) {
     // a/da < b/db iff a * db < b * da (denominators > 0); products fit in 127 bits.
-    const std::int64_t* x = a.num_.data() + i * static_cast<std::size_t>(a.d_);
-    const std::int64_t* y = b.num_.data() + j * static_cast<std::size_t>(b.d_);
-    for (Eigen::Index c = 0; c < a.d_; ++c) {
-      const __int128 l = static_cast<__int128>(x[c]) * b.den_, r = static_cast<__int128>(y[c]) * a.den_;
-      if (l != r) return l < r ? -1 : 1;
-    }
-    return 0;
+    const std::size_t at_x = i * static_cast<std::size_t>(a.d_), at_y = j * static_cast<std::size_t>(b.d_);
+    return a.num_.with_data([&](const auto* x) {
+      return b.num_.with_data([&](const auto* y) {
+        for (Eigen::Index c = 0; c < a.d_; ++c) {
+          const auto k = static_cast<std::size_t>(c);
+          const __int128 l = static_cast<__int128>(x[at_x + k]) * b.den_, r = static_cast<__int128>(y[at_y + k]) * a.den_;
+          if (l != r) return l < r ? -1 : 1;
+        }
+        return 0;
+      });
+    });
   }
   const Point x = a[i], y = b[j];
   if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;

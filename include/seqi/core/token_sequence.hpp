@@ -1,6 +1,7 @@
 // The tokens of one input sequence, stored compactly (issue 16, compact memory).
 // Compact form: int64 numerators over ONE common positive denominator for the whole sequence
-// (the lcm of the coordinates' reduced denominators), 8 bytes per coordinate. When a value
+// (the lcm of the coordinates' reduced denominators), stored in the narrowest integer type that
+// holds them all (core/narrow_ints: 2, 4 or 8 bytes per coordinate). When a value
 // does not fit (a numerator, the lcm or a rescaled numerator beyond +-(2^63 - 1)) or the tokens
 // have different dimensions, the sequence falls back to exact GMP Points. Either way, invariant:
 // (*this)[i] equals, exactly, the i-th Point pushed.
@@ -11,6 +12,7 @@
 #include <iterator>
 #include <vector>
 
+#include "seqi/core/narrow_ints.hpp"
 #include "seqi/numbers/rational.hpp"
 
 namespace seqi {
@@ -61,6 +63,8 @@ class TokenSequence {
   std::vector<Point> points() const;
   // The tokens are held as int64 numerators over one denominator (not the GMP fallback).
   bool compact() const { return !fallback_; }
+  // Bytes per stored numerator of the compact form (2, 4 or 8).
+  std::size_t numerator_width() const { return num_.width(); }
   // r . token i exactly, for integers r[0..d): false (out unchanged) when the sequence is not
   // compact, r.size() != d, or a partial sum leaves 127 bits; then decode the token instead.
   bool integer_dot(std::size_t i, const std::vector<std::int64_t>& r, Rational& out) const;
@@ -81,7 +85,7 @@ class TokenSequence {
   Eigen::Index d_ = 0;             // dimension of the compact tokens
   std::size_t n_ = 0;              // number of tokens
   std::int64_t den_ = 1;           // common denominator > 0 (compact form)
-  std::vector<std::int64_t> num_;  // d_ numerators per token (compact form)
+  NarrowInts num_;                 // d_ numerators per token (compact form)
   std::vector<Point> big_;         // the tokens (fallback form)
 };
 
