@@ -48,7 +48,9 @@ Dataset mixed_scale_dataset(std::uint64_t seed, const std::vector<long>& exponen
   Dataset data = random_dataset(spec, seed);
   for (auto& pair : data.pairs) {
     const Rational f = pow2(exponents[g() % exponents.size()]);
-    for (auto& y : pair.output) y *= f;
+    Sequence ys = pair.output.points();
+    for (auto& y : ys) y *= f;
+    pair.output = TokenSequence(ys);
   }
   return data;
 }

@@ -201,10 +201,10 @@ bool between_hp(const Rational& lo, const Rational& hi, const Hp& v) {
 }
 bool contains_hp(const Interval& x, const Hp& v) { return between_hp(x.lower(), x.upper(), v); }
 
-Dataset one_pair(int d, const Sequence& in, Sequence out) {
+Dataset one_pair(int d, const Sequence& in, const Sequence& out) {
   Dataset data;
   data.dimension = d;
-  data.pairs.push_back({TokenSequence(in), std::move(out)});
+  data.pairs.push_back({TokenSequence(in), TokenSequence(out)});
   return data;
 }
 
@@ -620,7 +620,7 @@ BOOST_AUTO_TEST_CASE(bisection_cells_cover_the_true_distance) {
     const Hp h2 = hausdorff_sq_hp(O, Y);
     const Rational delta = q(1, 10000);
     BOOST_TEST_CONTEXT("trial " << trial) {
-      const auto b = bisect_sequence(model, SequencePair{TokenSequence(X), Y}, tau, 20, 0, delta, 6);
+      const auto b = bisect_sequence(model, SequencePair{TokenSequence(X), TokenSequence(Y)}, tau, 20, 0, delta, 6);
       if (!b) continue;  // an exact pass
       ++bisected;
       BOOST_TEST(between_hp(b->distance.hausdorff_sq_lo, b->distance.hausdorff_sq_hi, h2));

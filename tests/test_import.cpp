@@ -440,7 +440,7 @@ BOOST_AUTO_TEST_CASE(fashion_mnist_classify_imports_round_trips_and_certifies) {
       }
     }
     // Label embedding: label + 1 in {1..10} in coordinate 1, zeros elsewhere.
-    const Rational& e = p.output[0][0];
+    const Rational e = p.output[0][0];
     BOOST_TEST((e >= 1 && e <= 10 && denominator(e) == 1));
     for (Eigen::Index k = 1; k < 51; ++k) BOOST_TEST(p.output[0][k] == 0);
   }

@@ -198,7 +198,11 @@ BOOST_AUTO_TEST_CASE(classification_places_read_left_of_every_shrunk_token) {
 BOOST_AUTO_TEST_CASE(per_sequence_circles_get_no_places_left_check) {
   std::mt19937_64 g(testing::base_seed("places_left") + 3);
   auto data = classify_dataset(g, 6, 4, 3, 2);
-  for (std::size_t j = 0; j < data.pairs.size(); ++j) data.pairs[j].output[0][1] = Rational(static_cast<long>(j));
+  for (std::size_t j = 0; j < data.pairs.size(); ++j) {
+    Sequence ys = data.pairs[j].output.points();
+    ys[0][1] = Rational(static_cast<long>(j));
+    data.pairs[j].output = TokenSequence(ys);
+  }
   Point y = Point::Zero(3);
   y[2] = 5;
   data.pairs[0].output.push_back(y);  // m_1 = 2, distinct targets, sum(m) - D = 0: case (2)

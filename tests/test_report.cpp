@@ -231,7 +231,9 @@ BOOST_AUTO_TEST_CASE(given_model_certificate_shows_verdicts_and_the_tolerance_bo
   const Construction built = build_interpolating_transformer(data, 7);
   const Certificate built_cert = certify_construction_softmax(data, built, SoftmaxOptions{});
   BOOST_REQUIRE(built_cert.softmax.has_value());
-  data.pairs[0].output[0][0] += Rational(1, 1000000000);  // 1e-9 off: within 1e-6, not exact
+  Sequence ys = data.pairs[0].output.points();
+  ys[0][0] += Rational(1, 1000000000);  // 1e-9 off: within 1e-6, not exact
+  data.pairs[0].output = TokenSequence(ys);
   GeneralOptions opt;
   opt.tau = built_cert.softmax->tau_checked;
   opt.tolerance = Rational(1, 1000000);

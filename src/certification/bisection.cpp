@@ -64,7 +64,7 @@ std::optional<BisectionOutcome> bisect_sequence(const Transformer<Rational>& mod
   const auto evaluate = [&](SequenceEnclosure state) {
     SequenceEnclosure rest = state;
     advance_sequence_enclosure(model, rest, *first + 1, L, tau, precision_bits, branch_limit);
-    return Cell{std::move(state), distance_to_targets(rest.outputs, pair.output, precision_bits)};
+    return Cell{std::move(state), distance_to_targets(rest.outputs, pair.output.points(), precision_bits)};
   };
   std::vector<Cell> cells{evaluate(start)};
   BisectionOutcome out;

@@ -53,7 +53,7 @@ void add_interpolation_check(Certificate& cert, const Dataset& data, const std::
                              const Execution& exec) {
   std::vector<SequenceOutcome> outcomes(data.pairs.size());
   for_each_index_shared(
-      outcomes.size(), exec, [&](std::size_t j) { outcomes[j] = compare_as_sets(outputs[j], data.pairs[j].output); },
+      outcomes.size(), exec, [&](std::size_t j) { outcomes[j] = compare_as_sets(outputs[j], data.pairs[j].output.points()); },
       [&](ByteWriter& w, std::size_t j) {
         w.put(std::uint64_t{outcomes[j].n}), w.put(std::uint64_t{outcomes[j].m}), w.put(outcomes[j].matches);
         w.put(std::string_view(outcomes[j].detail));

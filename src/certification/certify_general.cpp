@@ -110,7 +110,7 @@ GeneralSequenceReport certify_sequence_softmax(const Transformer<Rational>& mode
   for (unsigned pass = 0; pass <= opt.refinements; ++pass, prec *= 2) {
     try {
       const SequenceEnclosure s = softmax_sequence_enclosure(model, input, *opt.tau, prec, opt.branch_limit);
-      const DistanceEnclosure e = distance_to_targets(s.outputs, pair.output, prec);
+      const DistanceEnclosure e = distance_to_targets(s.outputs, pair.output.points(), prec);
       const SequenceVerdict v = verdict_of(e, opt.tolerance);
       r = report_of(e, v);
       r.branched_units = s.branched_units;
@@ -148,7 +148,7 @@ Certificate certify_general_hardmax(const Dataset& data, const Transformer<Ratio
   for (std::size_t j = 0; j < data.pairs.size(); ++j) {
     std::vector<AffineEnclosure> o;
     for (const auto& x : outputs[j]) o.push_back(AffineEnclosure::exact(x));
-    const DistanceEnclosure e = distance_to_targets(o, data.pairs[j].output, 64);  // exact: no interval is formed
+    const DistanceEnclosure e = distance_to_targets(o, data.pairs[j].output.points(), 64);  // exact: no interval is formed
     GeneralSequenceReport r = report_of(e, verdict_of(e, opt.tolerance));
     r.passes = 1;
     f.sequences.push_back(std::move(r));

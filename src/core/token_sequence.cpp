@@ -77,7 +77,7 @@ TokenSequence::TokenSequence(const std::vector<Point>& points) {
   for (const auto& x : points) push_back(x);
 }
 
-Point TokenSequence::operator[](std::size_t i) const {
+const Point TokenSequence::operator[](std::size_t i) const {
   if (fallback_) return big_[i];
   Point x(d_);
   const std::size_t at = i * static_cast<std::size_t>(d_);

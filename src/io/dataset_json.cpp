@@ -277,7 +277,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         state_ = State::Pairs;
         return true;
       case State::Sequence:
-        if (store_ && !in_output_) pair_->input.shrink_to_fit();
+        if (store_) (in_output_ ? pair_->output : pair_->input).shrink_to_fit();
         state_ = State::Pair;
         return true;
       case State::Token: {

@@ -19,14 +19,11 @@ std::string show(const Point& p) {
 }
 
 // Three-way lexicographic comparison of token i of a with token j of b (equal dimensions).
-int compare_at(const Sequence& a, std::size_t i, const Sequence& b, std::size_t j) {
-  return lex_less(a[i], b[j]) ? -1 : lex_less(b[j], a[i]) ? 1 : 0;
-}
 int compare_at(const TokenSequence& a, std::size_t i, const TokenSequence& b, std::size_t j) {
   return compare_tokens(a, i, b, j);
 }
 
-// Seq: Sequence or TokenSequence (likewise below).
+// Seq: TokenSequence (likewise below).
 template <class Seq>
 Order sorted_order(const Seq& seq) {
   Order order(seq.size());

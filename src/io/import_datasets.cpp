@@ -214,6 +214,7 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
       pair.output.push_back(std::move(e));
       out_key = std::string(1, static_cast<char>(label));
     }
+    pair.output.shrink_to_fit();
 
     auto [it, inserted] = by_input.try_emplace(std::move(in_key), Taken{data.pairs.size(), i, out_key});
     if (!inserted) {
@@ -370,7 +371,7 @@ Dataset import_npy(const std::string& inputs, const std::string& lengths, const 
   data.pairs.resize(xs.size());
   for (std::size_t j = 0; j < xs.size(); ++j) {
     data.pairs[j].input = std::move(xs[j]);
-    data.pairs[j].output = std::move(ys[j]);
+    data.pairs[j].output = TokenSequence(ys[j]);
   }
   data.notes.push_back("imported from " + inputs + (lengths.empty() ? std::string() : " (lengths " + lengths + ")") +
                        " and " + outputs +

@@ -51,7 +51,7 @@ Dataset random_dataset(const RandomDatasetSpec& s, std::uint64_t seed) {
     const std::size_t n = uniform(rng, s.n_min, s.n_max);
     const std::size_t m = uniform(rng, 1, s.m_max ? std::min(n, s.m_max) : n);
     const Sequence input = distinct_points(rng, s, n, pool);
-    SequencePair pair{TokenSequence(input), distinct_points(rng, s, m, {})};
+    SequencePair pair{TokenSequence(input), TokenSequence(distinct_points(rng, s, m, {}))};
     if (!input_sets.insert(as_sorted_set(input)).second) continue;  // H3: input sets pairwise different
     data.pairs.push_back(std::move(pair));
   }

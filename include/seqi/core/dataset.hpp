@@ -11,8 +11,8 @@ namespace seqi {
 using Sequence = std::vector<Point>;
 
 struct SequencePair {
-  TokenSequence input;  // X_j: n_j tokens, stored compactly (the bulk of a dataset's memory)
-  Sequence output;      // Y_j: m_j tokens, 1 <= m_j <= n_j
+  TokenSequence input;   // X_j: n_j tokens, stored compactly (the bulk of a dataset's memory)
+  TokenSequence output;  // Y_j: m_j tokens, 1 <= m_j <= n_j, stored compactly too
 };
 
 struct Dataset {

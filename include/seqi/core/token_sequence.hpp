@@ -26,10 +26,10 @@ class TokenSequence {
     using value_type = Point;
     using difference_type = std::ptrdiff_t;
     using pointer = void;
-    using reference = Point;
+    using reference = const Point;
     const_iterator() = default;
     const_iterator(const TokenSequence* s, std::size_t i) : s_(s), i_(i) {}
-    Point operator*() const { return (*s_)[i_]; }
+    const Point operator*() const { return (*s_)[i_]; }
     const_iterator& operator++() {
       ++i_;
       return *this;
@@ -52,8 +52,9 @@ class TokenSequence {
 
   std::size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
-  // Token i (i < size()), exactly as pushed.
-  Point operator[](std::size_t i) const;
+  // Token i (i < size()), exactly as pushed: a decoded copy, const so that a write through it
+  // (s[i][c] = v, which would change nothing) does not compile.
+  const Point operator[](std::size_t i) const;
   // The number of coordinates of token i, without decoding it.
   Eigen::Index dimension(std::size_t i) const { return fallback_ ? big_[i].size() : d_; }
   void push_back(const Point& x);
