@@ -211,7 +211,7 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
       const std::uint8_t label = labels[i];
       Point e = Point::Constant(d, Rational(0));
       e[0] = Rational(static_cast<long>(label) + 1);
-      pair.output.push_back(std::move(e));
+      pair.output.push_back(e);
       out_key = std::string(1, static_cast<char>(label));
     }
     pair.output.shrink_to_fit();
