@@ -162,9 +162,9 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   }
 
   // The token just read goes to the current pair's input (compact) or output sequence.
-  void store_token(Point&& x) {
+  void store_token(const Point& x) {
     if (in_output_)
-      pair_->output.push_back(std::move(x));
+      pair_->output.push_back(x);
     else
       pair_->input.push_back(x);
   }
@@ -288,12 +288,12 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         else if (coordinate_count_ != first_token_->got && !mismatch_)
           mismatch_ = TokenSize{pairs_ - 1, in_output_, tokens_, coordinate_count_};
         if (direct_) {
-          store_token(std::move(token_));
+          store_token(token_);
         } else if (store_) {
           Point p(static_cast<Eigen::Index>(coordinates_.size()));
           for (std::size_t k = 0; k < coordinates_.size(); ++k)
             p[static_cast<Eigen::Index>(k)] = std::move(coordinates_[k]);
-          store_token(std::move(p));
+          store_token(p);
         }
         ++tokens_;
         state_ = State::Sequence;
