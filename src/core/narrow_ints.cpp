@@ -42,13 +42,19 @@ void NarrowInts::append(const std::vector<std::int64_t>& row) {
       values_);
 }
 
+std::pair<std::int64_t, std::int64_t> NarrowInts::range() const {
+  return std::visit(
+      [](const auto& v) -> std::pair<std::int64_t, std::int64_t> {
+        if (v.empty()) return {0, 0};
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        return {*lo, *hi};
+      },
+      values_);
+}
+
 void NarrowInts::scale(std::int64_t s) {
-  std::int64_t lo = 0, hi = 0;
-  for (std::size_t k = 0; k < size(); ++k) {
-    const std::int64_t x = (*this)[k] * s;
-    lo = std::min(lo, x), hi = std::max(hi, x);
-  }
-  widen_for(lo, hi);
+  const auto [lo, hi] = range();
+  widen_for(lo * s, hi * s);  // s > 0: the products keep their order
   std::visit(
       [&](auto& v) {
         using T = typename std::decay_t<decltype(v)>::value_type;

@@ -108,9 +108,9 @@ bool TokenSequence::push_compact(const Point& x) {
     if (den > kMax) return false;
   }
   const auto scale = static_cast<std::int64_t>(den / den_);  // exact: den_ divides den
-  if (scale != 1)
-    for (std::size_t k = 0; k < num_.size(); ++k)
-      if (!fits(static_cast<__int128>(num_[k]) * scale)) return false;
+  if (const auto [lo, hi] = num_.range(); !fits(static_cast<__int128>(lo) * scale) ||
+                                            !fits(static_cast<__int128>(hi) * scale))
+    return false;  // scale > 0: the extremes bound every rescaled numerator
   std::vector<std::int64_t> row(static_cast<std::size_t>(d_));
   for (Eigen::Index c = 0; c < d_; ++c) {
     const mpq_srcptr q = x[c].backend().data();

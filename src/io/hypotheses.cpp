@@ -18,31 +18,23 @@ std::string show(const Point& p) {
   return s;
 }
 
-// Three-way lexicographic comparison of token i of a with token j of b (equal dimensions).
-int compare_at(const TokenSequence& a, std::size_t i, const TokenSequence& b, std::size_t j) {
-  return compare_tokens(a, i, b, j);
-}
-
-// Seq: TokenSequence (likewise below).
-template <class Seq>
-Order sorted_order(const Seq& seq) {
+Order sorted_order(const TokenSequence& seq) {
   Order order(seq.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   // Stable: among equal tokens the earlier index comes first.
   std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return compare_at(seq, a, seq, b) < 0; });
+                   [&](std::size_t a, std::size_t b) { return compare_tokens(seq, a, seq, b) < 0; });
   return order;
 }
 
 // H1 / H2: after sorting, equal tokens are adjacent. Reports the repeat that appears
 // earliest in the sequence (smallest second index), with the index it repeats.
-template <class Seq>
-void check_distinct(const Seq& seq, const Order& order, std::size_t pair, bool output,
+void check_distinct(const TokenSequence& seq, const Order& order, std::size_t pair, bool output,
                     const std::string& source) {
   std::size_t best_first = 0, best_second = seq.size();
   std::size_t run_start = 0;  // order[run_start] is the first occurrence (stable sort)
   for (std::size_t k = 1; k < order.size(); ++k) {
-    if (compare_at(seq, order[k - 1], seq, order[k]) != 0) {
+    if (compare_tokens(seq, order[k - 1], seq, order[k]) != 0) {
       run_start = k;
       continue;
     }
@@ -58,11 +50,10 @@ void check_distinct(const Seq& seq, const Order& order, std::size_t pair, bool o
 }
 
 // Three-way comparison of two token sets given their sorted orders.
-template <class Seq>
-int compare_sets(const Seq& a, const Order& oa, const Seq& b, const Order& ob) {
+int compare_sets(const TokenSequence& a, const Order& oa, const TokenSequence& b, const Order& ob) {
   if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
   for (std::size_t k = 0; k < a.size(); ++k)
-    if (const int c = compare_at(a, oa[k], b, ob[k]); c != 0) return c;
+    if (const int c = compare_tokens(a, oa[k], b, ob[k]); c != 0) return c;
   return 0;
 }
 

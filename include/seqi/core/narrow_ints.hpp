@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -23,7 +24,9 @@ class NarrowInts {
   }
   // Appends the values, widening the store first when one does not fit it.
   void append(const std::vector<std::int64_t>& row);
-  // Multiplies every value by s; precondition: every product fits in int64.
+  // The smallest and the largest stored value ({0, 0} when empty).
+  std::pair<std::int64_t, std::int64_t> range() const;
+  // Multiplies every value by s; preconditions: s > 0 and every product fits in int64.
   void scale(std::int64_t s);
   void clear() { values_ = std::vector<std::int16_t>(); }
   void shrink_to_fit() {
