@@ -78,3 +78,37 @@ BOOST_AUTO_TEST_CASE(small_fractions_read_as_machine_integers_are_exact_and_cano
   BOOST_TEST(*parse_rational("-6/4") == Rational(-3) / 2);
   BOOST_TEST(boost::multiprecision::numerator(*parse_rational("-6/4")) == -3);
 }
+
+// bit_size(p/q) = 1 + (bits of |p|, 0 for p = 0) + (bits of q), q > 0 in lowest terms. Oracle: the
+// bits counted by halving, on random numerators and denominators of 0 to 300 bits (both signs)
+// and on the edges 0, +-1 and +-2^k, +-(2^k - 1).
+BOOST_AUTO_TEST_CASE(bit_size_counts_the_bits_of_numerator_and_denominator) {
+  auto bits = [](Integer v) {
+    std::size_t n = 0;
+    for (v = abs(v); v != 0; v /= 2) ++n;
+    return n;
+  };
+  auto expect = [&](const Rational& x) {
+    return 1 + bits(boost::multiprecision::numerator(x)) + bits(boost::multiprecision::denominator(x));
+  };
+  std::mt19937_64 gen(20261203);
+  auto random_integer = [&](unsigned max_bits) {
+    const unsigned b = static_cast<unsigned>(gen() % (max_bits + 1));
+    Integer v = 0;
+    for (unsigned k = 0; k < b; k += 32) v = (v << 32) + (gen() & 0xffffffffu);
+    return v >> (b % 32 ? 32 - b % 32 : 0);
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    Integer p = random_integer(300), q = random_integer(300);
+    if (q == 0) q = 1;
+    if (gen() % 2) p = -p;
+    const Rational x(p, q);
+    BOOST_TEST(seqi::bit_size(x) == expect(x), "trial " << trial << ": " << x);
+  }
+  BOOST_TEST(seqi::bit_size(Rational(0)) == 2u);
+  for (unsigned k = 1; k < 200; k += 7)
+    for (const Integer& v : {Integer(1) << k, (Integer(1) << k) - 1, -(Integer(1) << k)}) {
+      BOOST_TEST(seqi::bit_size(Rational(v)) == 1 + (v < 0 ? k + 1 : (v == (Integer(1) << k) ? k + 1 : k)) + 1);
+      BOOST_TEST(seqi::bit_size(Rational(Integer(1), abs(v))) == 1 + 1 + bits(v));
+    }
+}

@@ -132,10 +132,12 @@ std::string approx_decimal(const Rational& x, int digits) {
 }
 
 std::size_t bit_size(const Rational& x) {
-  Integer n = boost::multiprecision::numerator(x), q = boost::multiprecision::denominator(x);
+  // Read in place (no copies of numerator and denominator): mpz_sizeinbase(v, 2) = msb(|v|) + 1
+  // for v != 0, exactly.
+  const mpq_srcptr q = x.backend().data();
   std::size_t bits = 1;
-  if (n != 0) bits += boost::multiprecision::msb(boost::multiprecision::abs(n)) + 1;
-  bits += boost::multiprecision::msb(q) + 1;
+  if (mpq_sgn(q) != 0) bits += mpz_sizeinbase(mpq_numref(q), 2);
+  bits += mpz_sizeinbase(mpq_denref(q), 2);
   return bits;
 }
 
