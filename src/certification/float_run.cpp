@@ -3,6 +3,7 @@
 // |xhat_ic - x*_ic| <= e_i for every coordinate c. All bounds are computed under UpwardRounding
 // from nonnegative terms with + and * only, so each computed double is >= the real bound.
 #include "seqi/certification/float_run.hpp"
+#include "seqi/certification/score_enclosure.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -357,6 +358,10 @@ class Propagation {
   struct Tally {
     std::size_t decisions = 0;
     std::optional<std::string> failure;
+    // argmax_by_enclosures' cache: mid_rad of the coordinates of the tokens [keys_from, ...) of
+    // one sequence, token after token (valid within one attention layer).
+    std::vector<MidRad> keys;
+    std::size_t keys_from = SIZE_MAX;
   };
 
   // lem:float-attention for the tokens of sequences [first, last): their entries of next, next_rho
@@ -999,6 +1004,25 @@ class Propagation {
     return s;
   }
 
+  // exact_argmax's decision from double enclosures of the exact scores (score_enclosure.hpp):
+  // the index in the sequence when they show it, nullopt when only the exact scores can.
+  template <class Need>
+  std::optional<std::size_t> argmax_by_enclosures(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
+                                                  std::size_t b1, const Need& need_of, Tally& tally) const {
+    if (sa.A.is_zero()) return std::nullopt;  // every score ties at 0: exact_argmax reports it
+    if (tally.keys_from != b0) {
+      tally.keys.clear();
+      for (std::size_t l = b0; l < b1; ++l) append_mid_rad(*ref_.point(l), tally.keys);
+      tally.keys_from = b0;
+    }
+    std::vector<MidRad> query;
+    append_mid_rad(sa.A.apply(*ref_.point(i)), query);
+    std::vector<ScoreEnclosure> s;
+    s.reserve(b1 - b0);
+    for (std::size_t l = 0; l < b1 - b0; ++l) s.push_back(enclose_score(query.data(), &tally.keys[l * d_], d_));
+    return argmax_shown_by_enclosures(s, [&](std::size_t top, std::size_t l) { return need_of(top, l); });
+  }
+
   // Index (in the sequence) of the largest exact score of token i and its gap to the second best.
   std::pair<std::size_t, Rational> exact_gap(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0,
                                              std::size_t b1) const {
@@ -1018,6 +1042,7 @@ class Propagation {
   std::size_t exact_argmax(const SelfAttention<Rational>& sa, std::size_t i, std::size_t b0, std::size_t b1,
                            const Need& need_of, Tally& tally) {
     if (b1 - b0 == 1) return i;
+    if (const auto top = argmax_by_enclosures(sa, i, b0, b1, need_of, tally)) return b0 + *top;  // the filter
     const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
     const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
     for (std::size_t l = 0; l < s.size(); ++l) {
