@@ -175,6 +175,15 @@ class ActiveUnits {
   }
 };
 
+// touched[k] |= (slope t_k + b > 0 or NaN) for k < n: one unit's pass over the readings. Raw
+// restrict pointers: through std::vector<unsigned char> every store may alias the readings, and
+// the loop would stay scalar. Elementwise: every clone computes the same floats.
+template <class F>
+SEQI_REPLAY_CLONES void mark_touched(unsigned char* __restrict touched, const F* __restrict t, std::size_t n, F slope,
+                                     F b) {
+  for (std::size_t k = 0; k < n; ++k) touched[k] |= static_cast<unsigned char>(!(slope * t[k] + b <= F(0)));
+}
+
 // X <- eta X + W relu(U X + b) in F. One-direction blocks: per token the cached reading, the w
 // pre-activations slope_k t + b_k, and x <- eta x + sum_k W_k h_k over the units with h_k != 0
 // (a zero unit adds exactly 0: a token left of every breakpoint stays bit for bit the same, so
@@ -200,10 +209,7 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
   std::vector<unsigned char>& touched = cache.touched;
   touched.assign(n, block.eta != F(1) ? 1 : 0);
   const F* t = cache.t.data();
-  for (Eigen::Index u = 0; u < w; ++u) {
-    const F slope = block.slope[u], b = block.b[u];
-    for (std::size_t k = 0; k < n; ++k) touched[k] |= static_cast<unsigned char>(!(slope * t[k] + b <= F(0)));
-  }
+  for (Eigen::Index u = 0; u < w; ++u) mark_touched(touched.data(), t, n, block.slope[u], block.b[u]);
   for (std::size_t k = 0; k < n; ++k) {
     if (!touched[k]) continue;
     const auto i = static_cast<Eigen::Index>(k);
