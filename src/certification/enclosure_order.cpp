@@ -49,7 +49,6 @@ std::vector<std::size_t> EnclosureOrder::meeting(double a, double b, const std::
     if (!aside_[it->i] && may_meet(lo[it->i], hi[it->i], a, b)) out.push_back(it->i);
   for (std::size_t i : aside_list_)
     if (may_meet(lo[i], hi[i], a, b)) out.push_back(i);
-  std::sort(out.begin(), out.end());
   return out;
 }
 

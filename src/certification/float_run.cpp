@@ -831,10 +831,13 @@ class Propagation {
     // others are decided by the shared margin); a candidate stays out of the band when its own
     // margin (its settled e_i, rho_i) decides it (lem:float-run-sparse (1), per token).
     const double lo_down = lower_difference(l.mid, l.rad), hi_up = h.mid + h.rad, reach = 2 * magnitude_up(margin);
+    // Each candidate is settled and tested on its own, so their order does not matter; the band
+    // is sorted (fewer tokens than the candidates).
     for (std::size_t i : order_.meeting(lower_difference(lo_down, reach), hi_up + reach, t_lo_, t_hi_)) {
       settle(i, layer);
       if (!decided_by_own_margin(i, own, lo_down, hi_up)) plan.band.push_back(i);
     }
+    std::sort(plan.band.begin(), plan.band.end());
     return plan;
   }
 

@@ -15,8 +15,9 @@ class EnclosureOrder {
   void rebuild(const std::vector<double>& lo, const std::vector<double>& hi);
   // Token i's enclosure is now [lo[i], hi[i]]. Requires UpwardRounding (it may rebuild).
   void moved(std::size_t i, const std::vector<double>& lo, const std::vector<double>& hi);
-  // Ascending, every token whose enclosure [lo[i], hi[i]] (the vectors of rebuild and moved) may
-  // meet [a, b]; a token with a non-finite end is always listed. Requires UpwardRounding.
+  // Every token whose enclosure [lo[i], hi[i]] (the vectors of rebuild and moved) may meet [a, b],
+  // each once, in an order fixed by the calls so far (not sorted: callers that need an order sort
+  // what they keep); a token with a non-finite end is always listed. Requires UpwardRounding.
   std::vector<std::size_t> meeting(double a, double b, const std::vector<double>& lo,
                                    const std::vector<double>& hi) const;
 
