@@ -1,11 +1,15 @@
 #define BOOST_TEST_MODULE float_replay_kernel
 #include <boost/test/unit_test.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <iostream>
+#include <numeric>
 #include <random>
 #include <string>
 
 #include "seqi/certification/float_replay.hpp"
+#include "seqi/certification/replay_readings.hpp"
 #include "seeded_oracles.hpp"
 
 using namespace seqi;
@@ -130,4 +134,80 @@ BOOST_AUTO_TEST_CASE(six_active_units_are_added_in_unit_order) {
   BOOST_TEST(data.pairs[0].output[0][1] == Rational(-35));
   const FloatRun run = float_run<double>(model, data, std::nullopt, std::nullopt, {}, 0.0);
   BOOST_TEST(run.max_relative_hausdorff == 0.0);
+}
+
+namespace {
+
+// fixed_order_dot's order written from its statement in replay_readings.hpp, one scalar at a time.
+template <class F>
+F stated_order_dot(const std::vector<F>& r, const std::vector<F>& x) {
+  const std::size_t d = r.size(), P = sizeof(F) == 8 ? 2 : 4, L = 2 * P;
+  std::vector<F> p(d);
+  for (std::size_t i = 0; i < d; ++i) p[i] = r[i] * x[i];
+  const auto reduce = [&](const std::vector<F>& A) { return P == 2 ? A[0] + A[1] : (A[0] + A[2]) + (A[1] + A[3]); };
+  F s;
+  std::size_t next;
+  if (d < P) {
+    s = p[0];
+    next = 1;
+  } else if (d < L) {
+    s = reduce(std::vector<F>(p.begin(), p.begin() + static_cast<long>(P)));
+    next = P;
+  } else {
+    const std::size_t blocks_end = d / L * L;
+    std::vector<F> a(p.begin(), p.begin() + static_cast<long>(L));
+    for (std::size_t i = L; i < blocks_end; ++i) a[i % L] = a[i % L] + p[i];
+    std::vector<F> A(P);
+    for (std::size_t j = 0; j < P; ++j) A[j] = a[j] + a[j + P];
+    next = blocks_end;
+    if (d - blocks_end >= P) {
+      for (std::size_t j = 0; j < P; ++j) A[j] = A[j] + p[blocks_end + j];
+      next = blocks_end + P;
+    }
+    s = reduce(A);
+  }
+  for (std::size_t i = next; i < d; ++i) s = s + p[i];
+  return s;
+}
+
+// Random lengths 1..80 and magnitudes over many binades (cancellation included): the batched
+// readings, the single dot and the statement agree bit for bit; where the build's Eigen takes
+// SSE2 packets (x86-64 without AVX), so does r.dot(x), as replay_readings.hpp states.
+template <class F>
+void readings_follow_the_stated_order(std::mt19937_64& gen) {
+  std::normal_distribution<double> normal;
+  for (int trial = 0; trial < 400; ++trial) {
+    const auto d = static_cast<std::size_t>(std::uniform_int_distribution<int>(1, 80)(gen));
+    const std::size_t tokens = std::uniform_int_distribution<std::size_t>(1, 11)(gen);
+    const auto draw = [&] { return static_cast<F>(normal(gen) * std::exp2(std::round(8 * normal(gen)))); };
+    std::vector<F> r(d), X(d * tokens);
+    for (auto& v : r) v = draw();
+    for (auto& v : X) v = draw();
+    std::vector<std::uint32_t> listed(tokens);
+    std::iota(listed.begin(), listed.end(), std::uint32_t{0});
+    std::shuffle(listed.begin(), listed.end(), gen);
+    listed.resize(std::uniform_int_distribution<std::size_t>(1, tokens)(gen));
+    std::vector<F> t(tokens, F(-7));
+    fixed_order_readings(r.data(), X.data(), d, listed.data(), listed.size(), t.data());
+    for (std::size_t k = 0; k < tokens; ++k) {
+      const std::vector<F> x(X.begin() + static_cast<long>(k * d), X.begin() + static_cast<long>((k + 1) * d));
+      const F stated = stated_order_dot(r, x);
+      const bool is_listed = std::find(listed.begin(), listed.end(), k) != listed.end();
+      BOOST_TEST((is_listed ? t[k] == stated : t[k] == F(-7)), "d " << d << " token " << k);
+      BOOST_TEST(fixed_order_dot(r.data(), x.data(), d) == stated);
+#if defined(__SSE2__) && !defined(__AVX__)
+      const Eigen::Map<const Eigen::Matrix<F, Eigen::Dynamic, 1>> rv(r.data(), static_cast<Eigen::Index>(d));
+      const Eigen::Map<const Eigen::Matrix<F, Eigen::Dynamic, 1>> xv(X.data() + k * d, static_cast<Eigen::Index>(d));
+      BOOST_TEST(rv.dot(xv) == stated, "Eigen's order, d " << d);
+#endif
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(batched_readings_follow_one_stated_order) {
+  std::mt19937_64 gen(base_seed("float_replay_kernel") + 17);
+  readings_follow_the_stated_order<double>(gen);
+  readings_follow_the_stated_order<float>(gen);
 }

@@ -4,7 +4,9 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
+#include "seqi/certification/replay_readings.hpp"
 #include "seqi/certification/replay_sample.hpp"
 #include "seqi/core/parallel.hpp"
 
@@ -115,13 +117,18 @@ void find_direction(FloatBlock<F>& block, std::vector<Vec<F>>& directions) {
   block.slope = slope;
 }
 
-// Readings t_i = fl(r . x_i) per token, valid while the token is unchanged and the direction is
-// the same: a float dot product of the same vectors in the same order gives the same float.
+// Readings t_i = fl(r . x_i) per token, valid for direction `direction` except for the tokens
+// listed in `stale` (changed since their reading): a float dot product of the same vectors in
+// the same order gives the same float, so a reading is recomputed only when its token changed.
 template <class F>
 struct ReadingCache {
   std::vector<F> t;
-  std::vector<std::optional<std::size_t>> direction;  // nullopt: stale
-  std::vector<unsigned char> touched;                 // apply_feed_forward's scratch
+  std::optional<std::size_t> direction;  // nullopt: every reading stale
+  std::vector<std::uint32_t> stale;      // tokens whose reading is stale (when direction is set)
+  std::vector<unsigned char> touched;    // apply_feed_forward's scratch
+  std::vector<std::uint32_t> active;     // apply_feed_forward's scratch: the touched tokens
+
+  void forget() { direction.reset(); }
 };
 
 // The fused update also as an AVX2 clone, chosen at load time where the CPU has AVX2 (GCC on
@@ -190,40 +197,61 @@ SEQI_REPLAY_CLONES void mark_touched(unsigned char* __restrict touched, const F*
 // only the tokens with some h_k != 0 are visited; h_k = max(pre, 0) != 0 iff !(pre <= 0), NaN
 // included). Other blocks: the dense products. Both are float runs of the rounded weights in the
 // model of lem:float-run (each dot product and sum in some order, every operation rounded).
+// next_reads_same: the next layer reads the same direction with no attention between, so the
+// changed tokens are read again right after their update (the same floats as reading them then).
 template <class F>
-void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& cache) {
+void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& cache, bool next_reads_same) {
   if (!block.direction) {
     const Mat<F> hidden = ((block.U * X).colwise() + block.b).cwiseMax(F(0));
     X = X * block.eta + block.W * hidden;
-    std::fill(cache.direction.begin(), cache.direction.end(), std::nullopt);
+    cache.forget();
     return;
   }
   const Eigen::Index w = block.slope.size();  // U itself is dropped (its rows are slope_k r)
   const std::size_t n = static_cast<std::size_t>(X.cols());
-  for (std::size_t k = 0; k < n; ++k)
-    if (cache.direction[k] != block.direction) {
-      cache.t[k] = block.r.dot(X.col(static_cast<Eigen::Index>(k)));
-      cache.direction[k] = block.direction;
-    }
-  // touched[k]: some unit of token k is nonzero (one pass per unit over the contiguous readings).
+  F* t = cache.t.data();
+  const auto d = static_cast<std::size_t>(X.rows());
+  if (cache.direction != block.direction) {
+    cache.stale.resize(n);
+    std::iota(cache.stale.begin(), cache.stale.end(), std::uint32_t{0});
+    cache.direction = block.direction;
+  }
+  fixed_order_readings(block.r.data(), X.data(), d, cache.stale.data(), cache.stale.size(), t);
+  // touched[k]: some unit of token k is nonzero (one pass per unit over the contiguous readings),
+  // then the touched tokens listed without a branch per token.
   std::vector<unsigned char>& touched = cache.touched;
   touched.assign(n, block.eta != F(1) ? 1 : 0);
-  const F* t = cache.t.data();
   for (Eigen::Index u = 0; u < w; ++u) mark_touched(touched.data(), t, n, block.slope[u], block.b[u]);
+  std::vector<std::uint32_t>& list = cache.active;
+  list.resize(n);
+  std::size_t count = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    if (!touched[k]) continue;
-    const auto i = static_cast<Eigen::Index>(k);
-    if (block.eta != F(1)) X.col(i) *= block.eta;
-    cache.direction[k] = std::nullopt;
-    ActiveUnits<F> active;
-    for (Eigen::Index u = 0; u < w; ++u) {
-      const F h = std::max(block.slope[u] * t[k] + block.b[u], F(0));
-      if (h == F(0)) continue;
-      active.add(block.W.col(u).data(), h);
-      if (active.full()) active.add_to(X.col(i).data(), X.rows());
-    }
-    active.add_to(X.col(i).data(), X.rows());
+    list[count] = static_cast<std::uint32_t>(k);
+    count += touched[k];
   }
+  list.resize(count);
+  // Groups of four tokens: each updated, then (when the next layer reads the same direction)
+  // read again while its coordinates are still in the nearest cache.
+  constexpr std::size_t kGroup = 4;
+  for (std::size_t g = 0; g < count; g += kGroup) {
+    const std::size_t end = std::min(count, g + kGroup);
+    for (std::size_t q = g; q < end; ++q) {
+      const std::uint32_t k = list[q];
+      const auto i = static_cast<Eigen::Index>(k);
+      if (block.eta != F(1)) X.col(i) *= block.eta;
+      ActiveUnits<F> active;
+      for (Eigen::Index u = 0; u < w; ++u) {
+        const F h = std::max(block.slope[u] * t[k] + block.b[u], F(0));
+        if (h == F(0)) continue;
+        active.add(block.W.col(u).data(), h);
+        if (active.full()) active.add_to(X.col(i).data(), X.rows());
+      }
+      active.add_to(X.col(i).data(), X.rows());
+    }
+    if (next_reads_same) fixed_order_readings(block.r.data(), X.data(), d, list.data() + g, end - g, t);
+  }
+  if (next_reads_same) cache.stale.clear();  // every reading is fresh
+  else std::swap(cache.stale, list);         // the touched tokens changed: their readings are stale
 }
 
 // The replayed sequences: chosen[c] is a sequence index, its tokens are columns begin[c] ..
@@ -286,9 +314,12 @@ void FloatReplay<F>::Impl::run_blocks(std::size_t c, std::size_t from, std::size
       for (std::size_t j = first; j < last; ++j)
         attend(block.sa, X, seqs.begin[j] - offset, seqs.begin[j + 1] - offset, tau, seqs.global[j],
                count ? &attends : nullptr, results[c].wrong_leader);
-      std::fill(cache[c].direction.begin(), cache[c].direction.end(), std::nullopt);
+      cache[c].forget();
     }
-    apply_feed_forward(block, X, cache[c]);
+    // The next layer reads the same direction with no attention between: readings kept fresh.
+    const bool next_reads_same = block.direction && b + 1 < blocks.size() && blocks[b + 1].identity_attention &&
+                                 blocks[b + 1].direction == block.direction;
+    apply_feed_forward(block, X, cache[c], next_reads_same);
   }
 }
 
@@ -392,8 +423,10 @@ void FloatReplay<F>::run_prefix(std::size_t c, const std::atomic<bool>* stop) {
       for (int k = 0; k < m.dimension; ++k)
         X(k, static_cast<Eigen::Index>(m.seqs.begin[j] + i - offset)) = to_float<F>(x[k]);
     }
-  m.cache[c] = {std::vector<F>(static_cast<std::size_t>(X.cols())),
-                std::vector<std::optional<std::size_t>>(static_cast<std::size_t>(X.cols())), {}};
+  m.cache[c] = ReadingCache<F>();
+  m.cache[c].t.resize(static_cast<std::size_t>(X.cols()));
+  m.cache[c].stale.reserve(static_cast<std::size_t>(X.cols()));  // swapped with `active` each layer:
+  m.cache[c].active.reserve(static_cast<std::size_t>(X.cols()));  // both keep room for every token
   m.run_blocks(c, 0, m.prefix_end, std::nullopt, {}, stop);
 }
 

@@ -1,0 +1,127 @@
+#include "seqi/certification/replay_readings.hpp"
+
+#include <cstring>
+
+namespace seqi {
+namespace {
+
+// As float_replay.cpp: an AVX2 clone where GCC targets x86-64 (every lane is its own chain of
+// rounded operations, so every clone computes the same floats).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SEQI_READING_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SEQI_READING_CLONES
+#endif
+
+template <class F>
+constexpr std::size_t kPacket = sizeof(F) == 8 ? 2 : 4;
+
+template <class F>
+F reduce(const F* a) {
+  if constexpr (kPacket<F> == 2) return a[0] + a[1];
+  else return (a[0] + a[2]) + (a[1] + a[3]);
+}
+
+// L lanes of F in one GCC vector (32 bytes: one AVX2 register, two SSE2 ones); lanewise operations
+// round each lane on its own, as the scalar ones would.
+template <class F>
+struct LaneVector;
+template <>
+struct LaneVector<double> {
+  typedef double type __attribute__((vector_size(32)));
+};
+template <>
+struct LaneVector<float> {
+  typedef float type __attribute__((vector_size(32)));
+};
+
+// Unaligned load (through a reference: a 32-byte vector returned by value would change the
+// default clone's ABI).
+template <class F>
+void load_lanes(typename LaneVector<F>::type& v, const F* p) {
+  std::memcpy(&v, p, sizeof v);
+}
+
+// The order of fixed_order_dot for T columns side by side: lane j of column c in acc[c][j].
+template <class F, std::size_t T>
+SEQI_READING_CLONES void dots(const F* __restrict r, const F* const* __restrict x, std::size_t d, F* __restrict out) {
+  constexpr std::size_t P = kPacket<F>, L = 2 * P;
+  static_assert(sizeof(typename LaneVector<F>::type) == L * sizeof(F));
+  const std::size_t whole_packets = d / P * P, whole_lanes = d / L * L;
+  if (whole_packets < L) {  // fewer than L terms
+    for (std::size_t c = 0; c < T; ++c) {
+      F s = r[0] * x[c][0];
+      std::size_t i = 1;
+      if (whole_packets > 0) {
+        F a[P];
+        for (std::size_t j = 0; j < P; ++j) a[j] = r[j] * x[c][j];
+        s = reduce<F>(a);
+        i = P;
+      }
+      for (; i < d; ++i) s = s + r[i] * x[c][i];
+      out[c] = s;
+    }
+    return;
+  }
+  typename LaneVector<F>::type acc[T];
+  {
+    typename LaneVector<F>::type rv, xv;
+    load_lanes(rv, r);
+#pragma GCC unroll 8
+    for (std::size_t c = 0; c < T; ++c) {
+      load_lanes(xv, x[c]);
+      acc[c] = rv * xv;
+    }
+  }
+  for (std::size_t i = L; i < whole_lanes; i += L) {
+    typename LaneVector<F>::type rv, xv;
+    load_lanes(rv, r + i);
+#pragma GCC unroll 8
+    for (std::size_t c = 0; c < T; ++c) {
+      load_lanes(xv, x[c] + i);
+      acc[c] = acc[c] + rv * xv;
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t c = 0; c < T; ++c) {
+    F a[P];
+    for (std::size_t j = 0; j < P; ++j) a[j] = acc[c][j] + acc[c][j + P];
+    if (whole_packets > whole_lanes)
+      for (std::size_t j = 0; j < P; ++j) a[j] = a[j] + r[whole_lanes + j] * x[c][whole_lanes + j];
+    F s = reduce<F>(a);
+    for (std::size_t i = whole_packets; i < d; ++i) s = s + r[i] * x[c][i];
+    out[c] = s;
+  }
+}
+
+}  // namespace
+
+template <class F>
+F fixed_order_dot(const F* r, const F* x, std::size_t d) {
+  F out;
+  dots<F, 1>(r, &x, d, &out);
+  return out;
+}
+
+template <class F>
+void fixed_order_readings(const F* r, const F* X, std::size_t d, const std::uint32_t* tokens, std::size_t count,
+                          F* t) {
+  constexpr std::size_t T = 4;  // columns side by side: four independent chains per lane
+  std::size_t i = 0;
+  for (; i + T <= count; i += T) {
+    const F* x[T];
+    F out[T];
+    for (std::size_t c = 0; c < T; ++c) x[c] = X + tokens[i + c] * d;
+    dots<F, T>(r, x, d, out);
+    for (std::size_t c = 0; c < T; ++c) t[tokens[i + c]] = out[c];
+  }
+  for (; i < count; ++i) t[tokens[i]] = fixed_order_dot(r, X + tokens[i] * d, d);
+}
+
+template float fixed_order_dot(const float*, const float*, std::size_t);
+template double fixed_order_dot(const double*, const double*, std::size_t);
+template void fixed_order_readings(const float*, const float*, std::size_t, const std::uint32_t*, std::size_t, float*);
+template void fixed_order_readings(const double*, const double*, std::size_t, const std::uint32_t*, std::size_t,
+                                   double*);
+
+}  // namespace seqi
