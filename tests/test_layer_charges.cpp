@@ -2,7 +2,8 @@
 // The sparse float bound's data structures (lem:float-run-sparse). LayerCharges: the owed sums
 // against exact sums over the recorded layers written from the definition, on random layers,
 // keys and queries; the strict key test; misuse is an error. EnclosureOrder: the tokens meeting
-// a query against a scan of every token, through moves, rebuilds and non-finite ends.
+// a query against a scan of every token, through moves, rebuilds and non-finite ends, and the
+// error maxima over a zone against the tokens meeting it (errors changed up and down).
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -113,11 +114,11 @@ BOOST_AUTO_TEST_CASE(misuse_is_an_error) {
 BOOST_AUTO_TEST_CASE(enclosure_order_lists_exactly_the_tokens_meeting_a_query) {
   const auto seed = testing::base_seed("layer_charges");
   std::mt19937_64 g(seed + 7);
-  std::size_t listed = 0, rebuilt_moves = 0;
+  std::size_t listed = 0, rebuilt_moves = 0, raised = 0, tight = 0;
   for (int trial = 0; trial < 12; ++trial) {
     UpwardRounding up;
     const std::size_t n = trial < 6 ? 1 + g() % 60 : 3000 + g() % 3000;  // large: moves past the rebuild threshold
-    std::vector<double> lo(n), hi(n);
+    std::vector<double> lo(n), hi(n), e(n), rho(n);
     // enclosures on a coarse grid (ends and queries often coincide), a few non-finite
     auto draw = [&](std::size_t i) {
       const double a = static_cast<double>(static_cast<long>(g() % 201) - 100) / 8;
@@ -127,17 +128,29 @@ BOOST_AUTO_TEST_CASE(enclosure_order_lists_exactly_the_tokens_meeting_a_query) {
       if (g() % 97 == 0) lo[i] = std::nan("");
       if (g() % 89 == 0) hi[i] = HUGE_VAL;
     };
-    for (std::size_t i = 0; i < n; ++i) draw(i);
+    auto draw_errors = [&](std::size_t i) {
+      e[i] = static_cast<double>(g() % 1000) / 64;
+      rho[i] = static_cast<double>(g() % 1000) / 32;
+      if (g() % 211 == 0) e[i] = std::nan("");
+    };
+    for (std::size_t i = 0; i < n; ++i) draw(i), draw_errors(i);
     EnclosureOrder order;
-    order.rebuild(lo, hi);
+    order.rebuild(lo, hi, e, rho);
     for (int step = 0; step < 300; ++step) {
       if (g() % 2) {  // move some tokens
         for (std::size_t k = 0, moves = 1 + g() % (n / 8 + 2); k < moves; ++k) {
           const std::size_t i = g() % n;
           draw(i);
-          order.moved(i, lo, hi);
+          draw_errors(i);
+          order.moved(i, lo, hi, e, rho);
           ++rebuilt_moves;
         }
+      }
+      for (std::size_t k = 0, changes = g() % (n / 4 + 2); k < changes; ++k) {  // errors up or down, enclosure kept
+        const std::size_t i = g() % n;
+        draw_errors(i);
+        order.errors_changed(i, e[i], rho[i]);
+        ++raised;
       }
       const double a = static_cast<double>(static_cast<long>(g() % 221) - 110) / 8;
       const double b = a + static_cast<double>(g() % 40) / 8;
@@ -148,8 +161,25 @@ BOOST_AUTO_TEST_CASE(enclosure_order_lists_exactly_the_tokens_meeting_a_query) {
       std::sort(got.begin(), got.end());  // meeting lists each token once, in no particular order
       BOOST_TEST(got == expected, "trial " << trial << " step " << step << " query [" << a << ", " << b << "]");
       listed += got.size();
+      // The zone's bounds cover every token meeting [a, b]; a NaN error or end shows as NaN.
+      const auto z = order.errors_meeting(a, b, lo, hi, e, rho);
+      double e_max = 0;
+      bool nan_error = false;
+      for (std::size_t i : expected) {
+        nan_error = nan_error || std::isnan(e[i]);
+        if (!std::isnan(e[i])) e_max = std::max(e_max, e[i]);
+        BOOST_TEST((std::isnan(z.e) || z.e >= e[i] || std::isnan(e[i])), "e of token " << i);
+        BOOST_TEST(z.rho >= rho[i], "rho of token " << i);
+        BOOST_TEST((std::isnan(z.lo) || std::isnan(lo[i]) || z.lo <= lo[i]), "lo of token " << i);
+        BOOST_TEST((std::isnan(z.hi) || z.hi >= hi[i]), "hi of token " << i);
+      }
+      if (nan_error) BOOST_TEST(std::isnan(z.e));
+      if (expected.empty() && !std::isnan(z.e) && z.e == 0) ++tight;
+      if (!expected.empty() && z.e == e_max) ++tight;  // often exact: the superset is near the zone
     }
   }
-  std::cout << "enclosure order: " << listed << " tokens listed, " << rebuilt_moves << " moves\n";
+  std::cout << "enclosure order: " << listed << " tokens listed, " << rebuilt_moves << " moves, " << raised
+            << " error changes, " << tight << " of 3600 zone maxima exact\n";
   BOOST_TEST(listed > 1000u);
+  BOOST_TEST(tight > 500u);
 }

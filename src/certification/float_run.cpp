@@ -27,6 +27,7 @@ namespace {
 constexpr double u = kUnitRoundoff;
 constexpr double tiny = kSubnormalMin;
 constexpr double kGuard = 0x1p1000;  // every magnitude bound stays below: no overflow anywhere
+constexpr int kZoneSteps = 8;        // candidate_reach: at most this many shrinking steps
 
 // w = 0 or 2^-1000 <= |w| <= 2^1000 (normal range: |fl(w) - w| <= u |w|).
 bool in_relative_range(const Rational& w) {
@@ -662,6 +663,7 @@ class Propagation {
   }
   // Every token's bound as of layer `now`. Requires UpwardRounding.
   void settle_all(std::size_t now) {
+    charges_from_ = now;  // no charge recorded before `now` is owed any more
     if (!pending_) return;
     for (std::size_t i = 0; i < e_.size(); ++i) settle(i, now);
     pending_ = false;
@@ -677,7 +679,7 @@ class Propagation {
       const auto [lo, hi] = reading_enclosure(&mid_[i * d_], rad_[i], epoch_.r_mid, epoch_.r_mag, epoch_.cM, epoch_.under);
       t_lo_[i] = lo;
       t_hi_[i] = hi;
-      order_.moved(i, t_lo_, t_hi_);
+      order_.moved(i, t_lo_, t_hi_, e_, rho_);
       cover_box(i);
     }
   }
@@ -728,7 +730,7 @@ class Propagation {
       e_max_ = std::max(e_max_, e_[i]);
       rho_max_ = std::max(rho_max_, rho_[i]);
     }
-    order_.rebuild(t_lo_, t_hi_);
+    order_.rebuild(t_lo_, t_hi_, e_, rho_);
     direction_ = form.r;
     readings_current_ = true;
   }
@@ -828,13 +830,16 @@ class Propagation {
       (side > 0 ? plan.right : plan.left) = SideCharge{charge, most};
     }
     // Candidates: the tokens whose reading enclosure meets [lo - 2 margin, hi + 2 margin] (the
-    // others are decided by the shared margin); a candidate stays out of the band when its own
-    // margin (its settled e_i, rho_i) decides it (lem:float-run-sparse (1), per token).
-    const double lo_down = lower_difference(l.mid, l.rad), hi_up = h.mid + h.rad, reach = 2 * magnitude_up(margin);
+    // others are decided by the shared margin), that zone shrunk while the errors of the tokens
+    // in it allow (zone_margin); a candidate stays out of the band when its own margin (its
+    // settled e_i, rho_i) decides it (lem:float-run-sparse (1), per token).
+    const double lo_down = lower_difference(l.mid, l.rad), hi_up = h.mid + h.rad;
+    const double reach = candidate_reach(2 * magnitude_up(margin), own, lo_down, hi_up, layer, x_most);
     // Each candidate is settled and tested on its own, so their order does not matter; the band
     // is sorted (fewer tokens than the candidates).
     for (std::size_t i : order_.meeting(lower_difference(lo_down, reach), hi_up + reach, t_lo_, t_hi_)) {
       settle(i, layer);
+      order_.errors_changed(i, e_[i], rho_[i]);
       if (!decided_by_own_margin(i, own, lo_down, hi_up)) plan.band.push_back(i);
     }
     std::sort(plan.band.begin(), plan.band.end());
@@ -845,16 +850,47 @@ class Propagation {
   // bounds its float pre-activation error (shared_k: the rounding part for the shared sizes).
   struct OwnMargin {
     std::vector<double> shared, u_one, slope, inv_slope;  // inv_slope_k >= 1 / |slope_k|
+    // >= max_k E_k / |slope_k| for a token with errors e, rho. Requires UpwardRounding.
+    double mu(double e, double rho) const {
+      double m = 0;
+      for (std::size_t k = 0; k < shared.size(); ++k)
+        m = std::max(m, (shared[k] + std::min(u_one[k] * e, slope[k] * rho)) * inv_slope[k]);
+      return m;
+    }
   };
   // True when token i (settled) reads at least 2 mu_i outside [lo_down, hi_up], a lower bound of
   // the hull's left end and an upper bound of its right end, mu_i = max_k E_k(i) / |slope_k|:
   // then every unit of token i is decided as in the exact run. Requires UpwardRounding.
   bool decided_by_own_margin(std::size_t i, const OwnMargin& own, double lo_down, double hi_up) const {
-    double mu = 0;
-    for (std::size_t k = 0; k < own.shared.size(); ++k)
-      mu = std::max(mu, (own.shared[k] + std::min(own.u_one[k] * e_[i], own.slope[k] * rho_[i])) * own.inv_slope[k]);
+    const double mu = own.mu(e_[i], rho_[i]);
     if (!(mu < kGuard)) return false;
     return t_lo_[i] > hi_up + 2 * mu || t_hi_[i] < lower_difference(lo_down, 2 * mu);
+  }
+
+  // The candidate zone [lo_down - reach, hi_up + reach], shrunk from `reach` (twice the shared
+  // margin): every token meeting the zone has e_i <= E and rho_i <= P, its settled bounds (the
+  // largest over the zone, EnclosureOrder) plus the most it can owe (the charges since the last
+  // full settlement at the zone's farthest readings and the largest absolute reading x_most), so
+  // its own margin is at most mu(E, P); a token of the zone outside the zone of 2 mu(E, P) is then
+  // decided by lem:float-run-sparse (1), and the zone shrinks to that. Requires UpwardRounding.
+  double candidate_reach(double reach, const OwnMargin& own, double lo_down, double hi_up, std::size_t layer,
+                         double x_most) {
+    for (int step = 0; step < kZoneSteps; ++step) {
+      const auto z = order_.errors_meeting(lower_difference(lo_down, reach), hi_up + reach, t_lo_, t_hi_, e_, rho_);
+      if (std::isnan(z.e) || std::isnan(z.rho) || std::isnan(z.lo) || std::isnan(z.hi)) break;
+      Charge owed{0, 0};
+      if (pending_ && !(z.lo > z.hi)) {  // z.lo > z.hi: no token meets the zone
+        const Charge a = right_.owed(charges_from_, layer, z.hi, x_most), b = left_.owed(charges_from_, layer, -z.lo, x_most);
+        owed = {a.e + b.e, a.rho + b.rho};
+      }
+      const double e = z.e + owed.e, rho = z.rho + owed.rho;
+      const double shrunk = 2 * own.mu(e, rho);
+      if (!(shrunk < reach)) break;  // NaN included
+      const bool slow = !(shrunk < reach / 2);
+      reach = shrunk;
+      if (slow) break;
+    }
+    return reach;
   }
 
   // After the band of a sparse layer is bounded: the others' charges recorded, the maxima grown.
@@ -876,6 +912,7 @@ class Propagation {
     if (lazy > 0 && plan.left) left_.record(layer, lo_key_, plan.left->charge);
     pending_ = pending_ || (lazy > 0 && (plan.right || plan.left));
     for (std::size_t i : plan.band) {
+      order_.errors_changed(i, e_[i], rho_[i]);
       e_max = std::max(e_max, e_[i]);
       rho_max = std::max(rho_max, rho_[i]);
       stamp_[i] = layer + 1;
@@ -1106,6 +1143,7 @@ class Propagation {
   std::vector<double> t_lo_, t_hi_;   // enclosure of token i's reading along direction_ (readings_current_)
   EnclosureOrder order_;              // the tokens by t_lo_ (while readings_current_)
   bool readings_current_ = false, pending_ = false;
+  std::size_t charges_from_ = 0;      // every token's stamp is at least this (its last full settlement)
   Epoch epoch_;
   LayerCharges right_, left_;
   double hi_key_ = 0, lo_key_ = 0;    // the current layer's keys: hi rounded down, -lo rounded down
