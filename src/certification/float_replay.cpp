@@ -143,44 +143,55 @@ struct ReadingCache {
 // Up to four active units' updates W_u h_u added to one token in one pass over its coordinates:
 // x_c <- fl(...fl(fl(x_c + fl(W_0c h_0)) + fl(W_1c h_1))...) in unit order, the same floats as one
 // pass per unit (every operation elementwise), with x loaded and stored once.
+template <int n, class F>
+inline __attribute__((always_inline)) void add_units(F* __restrict x, const F* const* w, const F* h, std::size_t d) {
+  const F* __restrict w0 = w[0];
+  const F* __restrict w1 = w[n > 1 ? 1 : 0];
+  const F* __restrict w2 = w[n > 2 ? 2 : 0];
+  const F* __restrict w3 = w[n > 3 ? 3 : 0];
+  const F h0 = h[0], h1 = h[n > 1 ? 1 : 0], h2 = h[n > 2 ? 2 : 0], h3 = h[n > 3 ? 3 : 0];
+  for (std::size_t c = 0; c < d; ++c) {
+    F v = x[c] + w0[c] * h0;
+    if constexpr (n > 1) v += w1[c] * h1;
+    if constexpr (n > 2) v += w2[c] * h2;
+    if constexpr (n > 3) v += w3[c] * h3;
+    x[c] = v;
+  }
+}
+
+// The listed tokens of a one-direction layer (columns of d coordinates at X; t their readings):
+// x <- eta x (when eta != 1), then the units with h_u = max(slope_u t + b_u, 0) != 0 (NaN
+// included) in unit order, four at a time (W: the d x w columns W_u). One call per group of
+// tokens, so the clone is chosen once for all of them.
 template <class F>
-class ActiveUnits {
- public:
-  void add(const F* column, F h) { column_[n_] = column, h_[n_] = h, ++n_; }
-  bool full() const { return n_ == 4; }
-  // Adds the units held to the d coordinates at x and forgets them.
-  void add_to(F* __restrict x, Eigen::Index d) {
-    switch (n_) {
-      case 0: break;
-      case 1: add<1>(x, d); break;
-      case 2: add<2>(x, d); break;
-      case 3: add<3>(x, d); break;
-      default: add<4>(x, d); break;
+SEQI_REPLAY_CLONES void update_listed(F* X, std::size_t d, const std::uint32_t* listed, std::size_t count,
+                                      const F* t, const F* slope, const F* b, const F* W, std::size_t w, F eta) {
+  for (std::size_t q = 0; q < count; ++q) {
+    const std::size_t k = listed[q];
+    F* __restrict x = X + k * d;
+    if (eta != F(1))
+      for (std::size_t c = 0; c < d; ++c) x[c] *= eta;
+    const F* columns[4];
+    F h[4];
+    int held = 0;
+    for (std::size_t u = 0; u < w; ++u) {
+      const F value = std::max(slope[u] * t[k] + b[u], F(0));
+      if (value == F(0)) continue;
+      columns[held] = W + u * d;
+      h[held] = value;
+      if (++held == 4) {
+        add_units<4>(x, columns, h, d);
+        held = 0;
+      }
     }
-    n_ = 0;
-  }
-
- private:
-  std::array<const F*, 4> column_{};
-  std::array<F, 4> h_{};
-  int n_ = 0;
-
-  template <int n>
-  SEQI_REPLAY_CLONES void add(F* __restrict x, Eigen::Index d) const {
-    const F* __restrict w0 = column_[0];
-    const F* __restrict w1 = column_[1];
-    const F* __restrict w2 = column_[2];
-    const F* __restrict w3 = column_[3];
-    const F h0 = h_[0], h1 = h_[1], h2 = h_[2], h3 = h_[3];
-    for (Eigen::Index c = 0; c < d; ++c) {
-      F v = x[c] + w0[c] * h0;
-      if constexpr (n > 1) v += w1[c] * h1;
-      if constexpr (n > 2) v += w2[c] * h2;
-      if constexpr (n > 3) v += w3[c] * h3;
-      x[c] = v;
+    switch (held) {
+      case 1: add_units<1>(x, columns, h, d); break;
+      case 2: add_units<2>(x, columns, h, d); break;
+      case 3: add_units<3>(x, columns, h, d); break;
+      default: break;
     }
   }
-};
+}
 
 // touched[k] |= (slope t_k + b > 0 or NaN) for k < n: one unit's pass over the readings. Raw
 // restrict pointers: through std::vector<unsigned char> every store may alias the readings, and
@@ -235,19 +246,8 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
   constexpr std::size_t kGroup = 4;
   for (std::size_t g = 0; g < count; g += kGroup) {
     const std::size_t end = std::min(count, g + kGroup);
-    for (std::size_t q = g; q < end; ++q) {
-      const std::uint32_t k = list[q];
-      const auto i = static_cast<Eigen::Index>(k);
-      if (block.eta != F(1)) X.col(i) *= block.eta;
-      ActiveUnits<F> active;
-      for (Eigen::Index u = 0; u < w; ++u) {
-        const F h = std::max(block.slope[u] * t[k] + block.b[u], F(0));
-        if (h == F(0)) continue;
-        active.add(block.W.col(u).data(), h);
-        if (active.full()) active.add_to(X.col(i).data(), X.rows());
-      }
-      active.add_to(X.col(i).data(), X.rows());
-    }
+    update_listed(X.data(), d, list.data() + g, end - g, t, block.slope.data(), block.b.data(), block.W.data(),
+                  static_cast<std::size_t>(w), block.eta);
     if (next_reads_same) fixed_order_readings(block.r.data(), X.data(), d, list.data() + g, end - g, t);
   }
   if (next_reads_same) cache.stale.clear();  // every reading is fresh
