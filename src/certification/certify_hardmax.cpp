@@ -44,6 +44,8 @@ FloatRunFacts certify_exact_pass(Certificate& cert, const Dataset& data, const C
 
 Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
                                          const Execution& exec) {
+  // The replays' first stage starts at once, on the core the checks below leave idle.
+  BackgroundCrossCheck replays(built.model, data, built.record.collapse_block, exec.threads);
   Certificate cert;
   cert.setting = Setting::hardmax;
   cert.construction = summary_of(built.record);
@@ -60,7 +62,6 @@ Certificate certify_construction_hardmax(const Dataset& data, const Construction
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
 
-  BackgroundCrossCheck replays(built.model, data, built.record.collapse_block, exec.threads);
   const FloatRunFacts float_run = certify_exact_pass(cert, data, built, brute, exec);
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl =
