@@ -1,11 +1,11 @@
 #include "seqi/certification/float_replay.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
+#include "seqi/certification/replay_clones.hpp"
 #include "seqi/certification/replay_readings.hpp"
 #include "seqi/certification/replay_sample.hpp"
 #include "seqi/core/parallel.hpp"
@@ -130,15 +130,6 @@ struct ReadingCache {
 
   void forget() { direction.reset(); }
 };
-
-// The fused update also as an AVX2 clone, chosen at load time where the CPU has AVX2 (GCC on
-// x86-64; the loop is elementwise, so every clone computes the same floats). Raw pointers only:
-// Eigen's packet and alignment choices must not differ between clones or translation units.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SEQI_REPLAY_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SEQI_REPLAY_CLONES
-#endif
 
 // Up to four active units' updates W_u h_u added to one token in one pass over its coordinates:
 // x_c <- fl(...fl(fl(x_c + fl(W_0c h_0)) + fl(W_1c h_1))...) in unit order, the same floats as one

@@ -831,7 +831,7 @@ class Propagation {
     }
     // Candidates: the tokens whose reading enclosure meets [lo - 2 margin, hi + 2 margin] (the
     // others are decided by the shared margin), that zone shrunk while the errors of the tokens
-    // in it allow (zone_margin); a candidate stays out of the band when its own margin (its
+    // in it allow (candidate_reach); a candidate stays out of the band when its own margin (its
     // settled e_i, rho_i) decides it (lem:float-run-sparse (1), per token).
     const double lo_down = lower_difference(l.mid, l.rad), hi_up = h.mid + h.rad;
     const double reach = candidate_reach(2 * magnitude_up(margin), own, lo_down, hi_up, layer, x_most);

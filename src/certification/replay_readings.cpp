@@ -2,16 +2,10 @@
 
 #include <cstring>
 
+#include "seqi/certification/replay_clones.hpp"
+
 namespace seqi {
 namespace {
-
-// As float_replay.cpp: an AVX2 clone where GCC targets x86-64 (every lane is its own chain of
-// rounded operations, so every clone computes the same floats).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SEQI_READING_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SEQI_READING_CLONES
-#endif
 
 template <class F>
 constexpr std::size_t kPacket = sizeof(F) == 8 ? 2 : 4;
@@ -44,7 +38,7 @@ void load_lanes(typename LaneVector<F>::type& v, const F* p) {
 
 // The order of fixed_order_dot for T columns side by side: lane j of column c in acc[c][j].
 template <class F, std::size_t T>
-SEQI_READING_CLONES void dots(const F* __restrict r, const F* const* __restrict x, std::size_t d, F* __restrict out) {
+SEQI_REPLAY_CLONES void dots(const F* __restrict r, const F* const* __restrict x, std::size_t d, F* __restrict out) {
   constexpr std::size_t P = kPacket<F>, L = 2 * P;
   static_assert(sizeof(typename LaneVector<F>::type) == L * sizeof(F));
   const std::size_t whole_packets = d / P * P, whole_lanes = d / L * L;
