@@ -10,6 +10,7 @@
 
 #include "seqi/certification/float_replay.hpp"
 #include "seqi/certification/replay_readings.hpp"
+#include "seqi/certification/replay_update.hpp"
 #include "seeded_oracles.hpp"
 
 using namespace seqi;
@@ -210,4 +211,66 @@ BOOST_AUTO_TEST_CASE(batched_readings_follow_one_stated_order) {
   std::mt19937_64 gen(base_seed("float_replay_kernel") + 17);
   readings_follow_the_stated_order<double>(gen);
   readings_follow_the_stated_order<float>(gen);
+}
+
+namespace {
+
+// update_listed against its statement in replay_update.hpp, one unit and one coordinate at a time,
+// with the new reading by stated_order_dot: lengths 1..80 (below, at and above the lane count),
+// widths 1..7 (more than four active units included), slopes +-2^e or 0, offsets placing the
+// breakpoints among the readings (units active, inactive, exactly 0), eta 1 or not, and listed
+// tokens in random order (pairs with equal and unequal active counts side by side).
+template <class F>
+void update_follows_its_statement(std::mt19937_64& gen) {
+  std::normal_distribution<double> normal;
+  const auto draw = [&] { return static_cast<F>(normal(gen) * std::exp2(std::round(6 * normal(gen)))); };
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  for (int trial = 0; trial < 400; ++trial) {
+    const auto d = static_cast<std::size_t>(integer(1, 80));
+    const auto w = static_cast<std::size_t>(integer(1, 7));
+    const auto tokens = static_cast<std::size_t>(integer(1, 12));
+    std::vector<F> r(d), X(d * tokens), W(d * w), slope(w), b(w), t(tokens);
+    for (auto& v : r) v = draw();
+    for (auto& v : X) v = draw();
+    for (auto& v : W) v = draw();
+    for (auto& v : t) v = draw();
+    for (std::size_t u = 0; u < w; ++u) {
+      slope[u] = integer(0, 4) == 0 ? F(0) : static_cast<F>((integer(0, 1) ? 1 : -1) * std::exp2(integer(-3, 3)));
+      const F at = t[static_cast<std::size_t>(integer(0, static_cast<int>(tokens) - 1))];
+      b[u] = integer(0, 2) == 0 ? -slope[u] * at : draw();  // often a breakpoint on a reading
+    }
+    const F eta = integer(0, 3) == 0 ? static_cast<F>(0.75) : F(1);
+    std::vector<std::uint32_t> listed(tokens);
+    std::iota(listed.begin(), listed.end(), std::uint32_t{0});
+    std::shuffle(listed.begin(), listed.end(), gen);
+    listed.resize(static_cast<std::size_t>(integer(1, static_cast<int>(tokens))));
+    for (const bool reread : {false, true}) {
+      std::vector<F> Xk = X, tk = t, Xs = X, ts = t;
+      update_listed(Xk.data(), d, listed.data(), listed.size(), tk.data(), slope.data(), b.data(), W.data(), w, eta,
+                    reread ? r.data() : nullptr);
+      for (const std::uint32_t k : listed) {
+        F* x = Xs.data() + k * d;
+        if (eta != F(1))
+          for (std::size_t c = 0; c < d; ++c) x[c] = x[c] * eta;
+        for (std::size_t u = 0; u < w; ++u) {
+          const F h = std::max(slope[u] * t[k] + b[u], F(0));
+          if (h == F(0)) continue;
+          for (std::size_t c = 0; c < d; ++c) x[c] = x[c] + W[u * d + c] * h;
+        }
+        if (reread) ts[k] = stated_order_dot(r, std::vector<F>(x, x + d));
+      }
+      bool same = true;
+      for (std::size_t i = 0; i < X.size(); ++i) same = same && (Xk[i] == Xs[i] || (std::isnan(Xk[i]) && std::isnan(Xs[i])));
+      for (std::size_t k = 0; k < tokens; ++k) same = same && (tk[k] == ts[k] || (std::isnan(tk[k]) && std::isnan(ts[k])));
+      BOOST_TEST(same, "d " << d << " w " << w << " tokens " << tokens << " reread " << reread);
+    }
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(update_follows_its_stated_operations) {
+  std::mt19937_64 gen(base_seed("float_replay_kernel") + 29);
+  update_follows_its_statement<double>(gen);
+  update_follows_its_statement<float>(gen);
 }

@@ -8,6 +8,7 @@
 #include "seqi/certification/replay_clones.hpp"
 #include "seqi/certification/replay_readings.hpp"
 #include "seqi/certification/replay_sample.hpp"
+#include "seqi/certification/replay_update.hpp"
 #include "seqi/core/parallel.hpp"
 
 namespace seqi {
@@ -86,7 +87,8 @@ struct FloatBlock {
   Mat<F> U, W;
   Vec<F> b;
   // Set when every float row is U_k = slope_k r with slope_k 0 or +-2^e (every built layer,
-  // lem:relu-rescaling): then fl(U_k x) = slope_k fl(r x) for one summation order, exactly.
+  // lem:relu-rescaling): then fl(U_k x) = slope_k fl(r x) for one summation order, exactly (a
+  // power-of-two scaling is exact in binary floating point barring underflow and overflow).
   std::optional<std::size_t> direction;  // index of r among the distinct float directions
   Vec<F> r, slope;
 };
@@ -94,6 +96,18 @@ struct FloatBlock {
 bool power_of_two_or_zero(double s) {
   int e = 0;
   return s == 0 || (std::isfinite(s) && std::abs(std::frexp(s, &e)) == 0.5);
+}
+
+// r scaled by a power of two so that its first nonzero coordinate lies in +-[1, 2): the rows of
+// layers that differ by their units' balancing (lem:relu-rescaling) share one direction, so their
+// readings are shared. r itself when the scaling is not exact (it would underflow or overflow).
+template <class F>
+Vec<F> canonical_direction(const Vec<F>& r, Eigen::Index c) {
+  int e = 0;
+  std::frexp(r[c], &e);  // |r_c| = m 2^e, m in [1/2, 1)
+  const Vec<F> scaled = r.unaryExpr([e](F v) { return std::ldexp(v, 1 - e); });
+  const bool exact = scaled.unaryExpr([e](F v) { return std::ldexp(v, e - 1); }) == r;
+  return exact ? scaled : r;
 }
 
 // Fills block.r, block.slope and block.direction (appending r to `directions` when new) when the
@@ -104,7 +118,7 @@ void find_direction(FloatBlock<F>& block, std::vector<Vec<F>>& directions) {
   while (first < block.U.rows() && block.U.row(first).isZero()) ++first;
   if (first == block.U.rows()) return;
   while (block.U(first, c) == F(0)) ++c;
-  const Vec<F> r = block.U.row(first).transpose();
+  const Vec<F> r = canonical_direction<F>(block.U.row(first).transpose(), c);
   Vec<F> slope(block.U.rows());
   for (Eigen::Index k = 0; k < block.U.rows(); ++k) {
     slope[k] = block.U(k, c) / r[c];
@@ -130,59 +144,6 @@ struct ReadingCache {
 
   void forget() { direction.reset(); }
 };
-
-// Up to four active units' updates W_u h_u added to one token in one pass over its coordinates:
-// x_c <- fl(...fl(fl(x_c + fl(W_0c h_0)) + fl(W_1c h_1))...) in unit order, the same floats as one
-// pass per unit (every operation elementwise), with x loaded and stored once.
-template <int n, class F>
-inline __attribute__((always_inline)) void add_units(F* __restrict x, const F* const* w, const F* h, std::size_t d) {
-  const F* __restrict w0 = w[0];
-  const F* __restrict w1 = w[n > 1 ? 1 : 0];
-  const F* __restrict w2 = w[n > 2 ? 2 : 0];
-  const F* __restrict w3 = w[n > 3 ? 3 : 0];
-  const F h0 = h[0], h1 = h[n > 1 ? 1 : 0], h2 = h[n > 2 ? 2 : 0], h3 = h[n > 3 ? 3 : 0];
-  for (std::size_t c = 0; c < d; ++c) {
-    F v = x[c] + w0[c] * h0;
-    if constexpr (n > 1) v += w1[c] * h1;
-    if constexpr (n > 2) v += w2[c] * h2;
-    if constexpr (n > 3) v += w3[c] * h3;
-    x[c] = v;
-  }
-}
-
-// The listed tokens of a one-direction layer (columns of d coordinates at X; t their readings):
-// x <- eta x (when eta != 1), then the units with h_u = max(slope_u t + b_u, 0) != 0 (NaN
-// included) in unit order, four at a time (W: the d x w columns W_u). One call per group of
-// tokens, so the clone is chosen once for all of them.
-template <class F>
-SEQI_REPLAY_CLONES void update_listed(F* X, std::size_t d, const std::uint32_t* listed, std::size_t count,
-                                      const F* t, const F* slope, const F* b, const F* W, std::size_t w, F eta) {
-  for (std::size_t q = 0; q < count; ++q) {
-    const std::size_t k = listed[q];
-    F* __restrict x = X + k * d;
-    if (eta != F(1))
-      for (std::size_t c = 0; c < d; ++c) x[c] *= eta;
-    const F* columns[4];
-    F h[4];
-    int held = 0;
-    for (std::size_t u = 0; u < w; ++u) {
-      const F value = std::max(slope[u] * t[k] + b[u], F(0));
-      if (value == F(0)) continue;
-      columns[held] = W + u * d;
-      h[held] = value;
-      if (++held == 4) {
-        add_units<4>(x, columns, h, d);
-        held = 0;
-      }
-    }
-    switch (held) {
-      case 1: add_units<1>(x, columns, h, d); break;
-      case 2: add_units<2>(x, columns, h, d); break;
-      case 3: add_units<3>(x, columns, h, d); break;
-      default: break;
-    }
-  }
-}
 
 // touched[k] |= (slope t_k + b > 0 or NaN) for k < n: one unit's pass over the readings. Raw
 // restrict pointers: through std::vector<unsigned char> every store may alias the readings, and
@@ -232,15 +193,9 @@ void apply_feed_forward(const FloatBlock<F>& block, Mat<F>& X, ReadingCache<F>& 
     count += touched[k];
   }
   list.resize(count);
-  // Groups of four tokens: each updated, then (when the next layer reads the same direction)
-  // read again while its coordinates are still in the nearest cache.
-  constexpr std::size_t kGroup = 4;
-  for (std::size_t g = 0; g < count; g += kGroup) {
-    const std::size_t end = std::min(count, g + kGroup);
-    update_listed(X.data(), d, list.data() + g, end - g, t, block.slope.data(), block.b.data(), block.W.data(),
-                  static_cast<std::size_t>(w), block.eta);
-    if (next_reads_same) fixed_order_readings(block.r.data(), X.data(), d, list.data() + g, end - g, t);
-  }
+  // When the next layer reads the same direction, each touched token is read again in its update.
+  update_listed(X.data(), d, list.data(), count, t, block.slope.data(), block.b.data(), block.W.data(),
+                static_cast<std::size_t>(w), block.eta, next_reads_same ? block.r.data() : nullptr);
   if (next_reads_same) cache.stale.clear();  // every reading is fresh
   else std::swap(cache.stale, list);         // the touched tokens changed: their readings are stale
 }

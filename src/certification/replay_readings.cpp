@@ -1,46 +1,18 @@
 #include "seqi/certification/replay_readings.hpp"
 
-#include <cstring>
-
 #include "seqi/certification/replay_clones.hpp"
+#include "seqi/certification/replay_lanes.hpp"
 
 namespace seqi {
 namespace {
 
-template <class F>
-constexpr std::size_t kPacket = sizeof(F) == 8 ? 2 : 4;
-
-template <class F>
-F reduce(const F* a) {
-  if constexpr (kPacket<F> == 2) return a[0] + a[1];
-  else return (a[0] + a[2]) + (a[1] + a[3]);
-}
-
-// L lanes of F in one GCC vector (32 bytes: one AVX2 register, two SSE2 ones); lanewise operations
-// round each lane on its own, as the scalar ones would.
-template <class F>
-struct LaneVector;
-template <>
-struct LaneVector<double> {
-  typedef double type __attribute__((vector_size(32)));
-};
-template <>
-struct LaneVector<float> {
-  typedef float type __attribute__((vector_size(32)));
-};
-
-// Unaligned load (through a reference: a 32-byte vector returned by value would change the
-// default clone's ABI).
-template <class F>
-void load_lanes(typename LaneVector<F>::type& v, const F* p) {
-  std::memcpy(&v, p, sizeof v);
-}
+using namespace replay_lanes;
 
 // The order of fixed_order_dot for T columns side by side: lane j of column c in acc[c][j].
 template <class F, std::size_t T>
 SEQI_REPLAY_CLONES void dots(const F* __restrict r, const F* const* __restrict x, std::size_t d, F* __restrict out) {
-  constexpr std::size_t P = kPacket<F>, L = 2 * P;
-  static_assert(sizeof(typename LaneVector<F>::type) == L * sizeof(F));
+  constexpr std::size_t P = kPacket<F>, L = kLanes<F>;
+  static_assert(sizeof(Lanes<F>) == L * sizeof(F));
   const std::size_t whole_packets = d / P * P, whole_lanes = d / L * L;
   if (whole_packets < L) {  // fewer than L terms
     for (std::size_t c = 0; c < T; ++c) {
@@ -49,7 +21,7 @@ SEQI_REPLAY_CLONES void dots(const F* __restrict r, const F* const* __restrict x
       if (whole_packets > 0) {
         F a[P];
         for (std::size_t j = 0; j < P; ++j) a[j] = r[j] * x[c][j];
-        s = reduce<F>(a);
+        s = reduce_packet<F>(a);
         i = P;
       }
       for (; i < d; ++i) s = s + r[i] * x[c][i];
@@ -57,9 +29,9 @@ SEQI_REPLAY_CLONES void dots(const F* __restrict r, const F* const* __restrict x
     }
     return;
   }
-  typename LaneVector<F>::type acc[T];
+  Lanes<F> acc[T];
   {
-    typename LaneVector<F>::type rv, xv;
+    Lanes<F> rv, xv;
     load_lanes(rv, r);
 #pragma GCC unroll 8
     for (std::size_t c = 0; c < T; ++c) {
@@ -68,7 +40,7 @@ SEQI_REPLAY_CLONES void dots(const F* __restrict r, const F* const* __restrict x
     }
   }
   for (std::size_t i = L; i < whole_lanes; i += L) {
-    typename LaneVector<F>::type rv, xv;
+    Lanes<F> rv, xv;
     load_lanes(rv, r + i);
 #pragma GCC unroll 8
     for (std::size_t c = 0; c < T; ++c) {
@@ -77,15 +49,7 @@ SEQI_REPLAY_CLONES void dots(const F* __restrict r, const F* const* __restrict x
     }
   }
 #pragma GCC unroll 8
-  for (std::size_t c = 0; c < T; ++c) {
-    F a[P];
-    for (std::size_t j = 0; j < P; ++j) a[j] = acc[c][j] + acc[c][j + P];
-    if (whole_packets > whole_lanes)
-      for (std::size_t j = 0; j < P; ++j) a[j] = a[j] + r[whole_lanes + j] * x[c][whole_lanes + j];
-    F s = reduce<F>(a);
-    for (std::size_t i = whole_packets; i < d; ++i) s = s + r[i] * x[c][i];
-    out[c] = s;
-  }
+  for (std::size_t c = 0; c < T; ++c) out[c] = finish_lane_dot<F>(acc[c], r, x[c], d);
 }
 
 }  // namespace
