@@ -9,6 +9,7 @@
 #include <string>
 
 #include "seqi/certification/float_replay.hpp"
+#include "seqi/certification/replay_direction.hpp"
 #include "seqi/certification/replay_readings.hpp"
 #include "seqi/certification/replay_update.hpp"
 #include "seeded_oracles.hpp"
@@ -273,4 +274,70 @@ BOOST_AUTO_TEST_CASE(update_follows_its_stated_operations) {
   std::mt19937_64 gen(base_seed("float_replay_kernel") + 29);
   update_follows_its_statement<double>(gen);
   update_follows_its_statement<float>(gen);
+}
+
+namespace {
+
+// one_direction on rows +-2^e_k r (zero rows included) of random r over many binades: the rows
+// are recovered exactly as slope_k r', every slope is 0 or +-2^e, r' has its first nonzero
+// coordinate in [1, 2), and two such matrices built from +-2^a r and +-2^b r share r'. Rows r
+// and 3 r are not one direction.
+template <class F>
+void one_direction_shares_power_of_two_rows(std::mt19937_64& gen) {
+  std::normal_distribution<double> normal;
+  auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  for (int trial = 0; trial < 300; ++trial) {
+    const int d = integer(1, 12);
+    Vec<F> r(d);
+    for (int c = 0; c < d; ++c)
+      r[c] = integer(0, 3) == 0 ? F(0) : static_cast<F>(normal(gen) * std::exp2(integer(-20, 20)));
+    if (r.isZero()) r[integer(0, d - 1)] = F(1.5);
+    auto rows = [&](int w) {
+      Mat<F> U(w, d);
+      for (int k = 0; k < w; ++k) {
+        const int kind = integer(0, 4);
+        U.row(k) = kind == 0 ? Vec<F>(Vec<F>::Zero(d)).transpose()
+                             : Vec<F>(r * static_cast<F>((kind == 1 ? -1 : 1) * std::exp2(integer(-6, 6)))).transpose();
+      }
+      if (U.isZero()) U.row(0) = r.transpose();
+      return U;
+    };
+    const Mat<F> U = rows(integer(1, 5)), V = rows(integer(1, 5));
+    const auto a = one_direction<F>(U), b = one_direction<F>(V);
+    BOOST_TEST_REQUIRE((a && b), "trial " << trial);
+    BOOST_TEST((a->r == b->r), "one representative, trial " << trial);
+    Eigen::Index c = 0;
+    while (a->r[c] == F(0)) ++c;
+    BOOST_TEST((a->r[c] >= F(1) && a->r[c] < F(2)));
+    for (Eigen::Index k = 0; k < U.rows(); ++k) {
+      BOOST_TEST((U.row(k).transpose() == a->r * a->slope[k]), "row " << k << ", trial " << trial);
+      int e = 0;
+      BOOST_TEST((a->slope[k] == F(0) || std::abs(std::frexp(a->slope[k], &e)) == F(0.5)));
+    }
+    Mat<F> W(2, d);
+    W.row(0) = r.transpose();
+    W.row(1) = r.transpose() * F(3);
+    BOOST_TEST(!one_direction<F>(W).has_value());
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(one_direction_shares_rows_that_differ_by_powers_of_two) {
+  std::mt19937_64 gen(base_seed("float_replay_kernel") + 41);
+  one_direction_shares_power_of_two_rows<double>(gen);
+  one_direction_shares_power_of_two_rows<float>(gen);
+}
+
+// A scaling that would underflow a coordinate keeps the row itself: (2^600, 2^-500) scaled by
+// 2^-600 would lose 2^-1100 (below the smallest double); scaling a subnormal up is exact.
+BOOST_AUTO_TEST_CASE(canonical_direction_keeps_rows_it_cannot_scale_exactly) {
+  Vec<double> r(2);
+  r << std::ldexp(1.0, 600), std::ldexp(1.0, -500);
+  BOOST_TEST((canonical_direction<double>(r) == r));
+  r << std::ldexp(1.0, -1000), std::ldexp(1.0, -1074);
+  const Vec<double> up = canonical_direction<double>(r);
+  BOOST_TEST(up[0] == 1.0);
+  BOOST_TEST(up[1] == std::ldexp(1.0, -74));
+  BOOST_TEST((canonical_direction<double>(Vec<double>::Zero(3)) == Vec<double>::Zero(3)));
 }

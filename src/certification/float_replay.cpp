@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "seqi/certification/replay_clones.hpp"
+#include "seqi/certification/replay_direction.hpp"
 #include "seqi/certification/replay_readings.hpp"
 #include "seqi/certification/replay_sample.hpp"
 #include "seqi/certification/replay_update.hpp"
@@ -86,49 +87,22 @@ struct FloatBlock {
   F eta;
   Mat<F> U, W;
   Vec<F> b;
-  // Set when every float row is U_k = slope_k r with slope_k 0 or +-2^e (every built layer,
-  // lem:relu-rescaling): then fl(U_k x) = slope_k fl(r x) for one summation order, exactly (a
-  // power-of-two scaling is exact in binary floating point barring underflow and overflow).
+  // Set when the float rows are slope_k r (replay_direction.hpp).
   std::optional<std::size_t> direction;  // index of r among the distinct float directions
   Vec<F> r, slope;
 };
-
-bool power_of_two_or_zero(double s) {
-  int e = 0;
-  return s == 0 || (std::isfinite(s) && std::abs(std::frexp(s, &e)) == 0.5);
-}
-
-// r scaled by a power of two so that its first nonzero coordinate lies in +-[1, 2): the rows of
-// layers that differ by their units' balancing (lem:relu-rescaling) share one direction, so their
-// readings are shared. r itself when the scaling is not exact (it would underflow or overflow).
-template <class F>
-Vec<F> canonical_direction(const Vec<F>& r, Eigen::Index c) {
-  int e = 0;
-  std::frexp(r[c], &e);  // |r_c| = m 2^e, m in [1/2, 1)
-  const Vec<F> scaled = r.unaryExpr([e](F v) { return std::ldexp(v, 1 - e); });
-  const bool exact = scaled.unaryExpr([e](F v) { return std::ldexp(v, e - 1); }) == r;
-  return exact ? scaled : r;
-}
 
 // Fills block.r, block.slope and block.direction (appending r to `directions` when new) when the
 // float rows are power-of-two multiples of one row; leaves direction unset otherwise.
 template <class F>
 void find_direction(FloatBlock<F>& block, std::vector<Vec<F>>& directions) {
-  Eigen::Index first = 0, c = 0;
-  while (first < block.U.rows() && block.U.row(first).isZero()) ++first;
-  if (first == block.U.rows()) return;
-  while (block.U(first, c) == F(0)) ++c;
-  const Vec<F> r = canonical_direction<F>(block.U.row(first).transpose(), c);
-  Vec<F> slope(block.U.rows());
-  for (Eigen::Index k = 0; k < block.U.rows(); ++k) {
-    slope[k] = block.U(k, c) / r[c];
-    if (!power_of_two_or_zero(static_cast<double>(slope[k])) || block.U.row(k).transpose() != r * slope[k]) return;
-  }
-  auto it = std::find(directions.begin(), directions.end(), r);
-  if (it == directions.end()) it = directions.insert(directions.end(), r);
+  auto one = one_direction<F>(block.U);
+  if (!one) return;
+  auto it = std::find(directions.begin(), directions.end(), one->r);
+  if (it == directions.end()) it = directions.insert(directions.end(), one->r);
   block.direction = static_cast<std::size_t>(it - directions.begin());
-  block.r = r;
-  block.slope = slope;
+  block.r = std::move(one->r);
+  block.slope = std::move(one->slope);
 }
 
 // Readings t_i = fl(r . x_i) per token, valid for direction `direction` except for the tokens
