@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE float_replay_kernel
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -140,6 +141,15 @@ BOOST_AUTO_TEST_CASE(six_active_units_are_added_in_unit_order) {
 
 namespace {
 
+// 1 to `tokens` distinct token indices in random order.
+std::vector<std::uint32_t> random_listed(std::size_t tokens, std::mt19937_64& gen) {
+  std::vector<std::uint32_t> listed(tokens);
+  std::iota(listed.begin(), listed.end(), std::uint32_t{0});
+  std::shuffle(listed.begin(), listed.end(), gen);
+  listed.resize(std::uniform_int_distribution<std::size_t>(1, tokens)(gen));
+  return listed;
+}
+
 // fixed_order_dot's order written from its statement in replay_readings.hpp, one scalar at a time.
 template <class F>
 F stated_order_dot(const std::vector<F>& r, const std::vector<F>& x) {
@@ -185,10 +195,7 @@ void readings_follow_the_stated_order(std::mt19937_64& gen) {
     std::vector<F> r(d), X(d * tokens);
     for (auto& v : r) v = draw();
     for (auto& v : X) v = draw();
-    std::vector<std::uint32_t> listed(tokens);
-    std::iota(listed.begin(), listed.end(), std::uint32_t{0});
-    std::shuffle(listed.begin(), listed.end(), gen);
-    listed.resize(std::uniform_int_distribution<std::size_t>(1, tokens)(gen));
+    const std::vector<std::uint32_t> listed = random_listed(tokens, gen);
     std::vector<F> t(tokens, F(-7));
     fixed_order_readings(r.data(), X.data(), d, listed.data(), listed.size(), t.data());
     for (std::size_t k = 0; k < tokens; ++k) {
@@ -241,10 +248,7 @@ void update_follows_its_statement(std::mt19937_64& gen) {
       b[u] = integer(0, 2) == 0 ? -slope[u] * at : draw();  // often a breakpoint on a reading
     }
     const F eta = integer(0, 3) == 0 ? static_cast<F>(0.75) : F(1);
-    std::vector<std::uint32_t> listed(tokens);
-    std::iota(listed.begin(), listed.end(), std::uint32_t{0});
-    std::shuffle(listed.begin(), listed.end(), gen);
-    listed.resize(static_cast<std::size_t>(integer(1, static_cast<int>(tokens))));
+    const std::vector<std::uint32_t> listed = random_listed(tokens, gen);
     for (const bool reread : {false, true}) {
       std::vector<F> Xk = X, tk = t, Xs = X, ts = t;
       update_listed(Xk.data(), d, listed.data(), listed.size(), tk.data(), slope.data(), b.data(), W.data(), w, eta,
@@ -260,10 +264,10 @@ void update_follows_its_statement(std::mt19937_64& gen) {
         }
         if (reread) ts[k] = stated_order_dot(r, std::vector<F>(x, x + d));
       }
-      bool same = true;
-      for (std::size_t i = 0; i < X.size(); ++i) same = same && (Xk[i] == Xs[i] || (std::isnan(Xk[i]) && std::isnan(Xs[i])));
-      for (std::size_t k = 0; k < tokens; ++k) same = same && (tk[k] == ts[k] || (std::isnan(tk[k]) && std::isnan(ts[k])));
-      BOOST_TEST(same, "d " << d << " w " << w << " tokens " << tokens << " reread " << reread);
+      const auto same_floats = [](const std::vector<F>& a, const std::vector<F>& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), [](F x, F y) { return x == y || (std::isnan(x) && std::isnan(y)); });
+      };
+      BOOST_TEST((same_floats(Xk, Xs) && same_floats(tk, ts)), "d " << d << " w " << w << " tokens " << tokens << " reread " << reread);
     }
   }
 }

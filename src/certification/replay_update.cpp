@@ -92,8 +92,7 @@ inline __attribute__((always_inline)) void add_units_and_read_two(F* __restrict 
   ty = finish_lane_dot<F>(accy, r, y, d);
 }
 
-// One token's layer: x <- fl(eta x) when eta != 1, and every active unit but the last held ones
-// (1 to 4 of them, or 0 when no unit is active) added; they are left in columns, h and held.
+// A token's last active units (up to four), not yet added.
 template <class F>
 struct HeldUnits {
   const F* columns[4] = {};
@@ -101,6 +100,8 @@ struct HeldUnits {
   int held = 0;
 };
 
+// One token's layer: x <- fl(eta x) when eta != 1, and every active unit but the last held ones
+// (1 to 4 of them, or 0 when no unit is active) added; those are left in `units`.
 template <class F>
 inline __attribute__((always_inline)) void start_token(F* __restrict x, std::size_t d, F t, const F* slope,
                                                        const F* b, const F* W, std::size_t w, F eta,
@@ -133,8 +134,6 @@ inline __attribute__((always_inline)) void add_held(F* x, const HeldUnits<F>& un
   }
 }
 
-}  // namespace
-
 // The held units (at least one) added and the token read in the same pass (fused: d >= L).
 template <class F>
 inline __attribute__((always_inline)) void read_held(F* x, const HeldUnits<F>& units, std::size_t d, const F* r, F& t) {
@@ -154,6 +153,8 @@ inline __attribute__((always_inline)) void finish_token(F* x, const HeldUnits<F>
   add_held(x, units, d);
   if (reread) t = fixed_order_dot(reread, x, d);
 }
+
+}  // namespace
 
 // One call per layer, so the clone is chosen once for all listed tokens. With reread, two
 // consecutive listed tokens with the same number of held units are updated and read side by side.
