@@ -8,9 +8,13 @@
 #include "seqi/certification/certificate.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/construction/places_left.hpp"
+#include "placement_oracles.hpp"
 #include "seeded_oracles.hpp"
 
 using namespace seqi;
+using testing::classify_dataset;
+using testing::every_later_hat_negative_on_every_place;
+using testing::random_inputs;
 
 // Placement reading with every place left of every shrunk token (lem:places-left in
 // proofs/spread-slots.tex): the reading's defining inequality from the definition, every
@@ -19,25 +23,6 @@ using namespace seqi;
 // for the one-arc places and for the axis places of classification data (every m_j = 1).
 
 namespace {
-
-// N sequences of n random tokens in dimension d (distinct tokens and sequences: H3), no targets.
-Dataset random_inputs(std::mt19937_64& g, const std::string& name, std::size_t N, std::size_t n, int d) {
-  Dataset data;
-  data.name = name;
-  data.dimension = d;
-  std::uniform_int_distribution<long> c(-9, 9);
-  for (std::size_t j = 0; j < N; ++j) {
-    SequencePair pair;
-    for (std::size_t i = 0; i < n; ++i) {
-      Point x(d);
-      for (int k = 0; k < d; ++k) x[k] = Rational(c(g), 1 + static_cast<long>(g() % 4));
-      x[0] = Rational(static_cast<long>(j * n + i));
-      pair.input.push_back(x);
-    }
-    data.pairs.push_back(std::move(pair));
-  }
-  return data;
-}
 
 // N sequences of m + 1 tokens in dimension d with m >= 3 distinct targets each (one-arc places,
 // lem:grouped-places (3), since targets repeat across sequences).
@@ -58,37 +43,17 @@ Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d)
   return data;
 }
 
-// N sequences of n tokens with one target each, from `labels` classes (axis places,
-// lem:grouped-places (1)): a classification dataset.
-Dataset classify_dataset(std::mt19937_64& g, std::size_t N, std::size_t n, int d, long labels) {
-  Dataset data = random_inputs(g, "places-left-classify", N, n, d);
-  for (auto& pair : data.pairs) {
-    Point y = Point::Zero(d);
-    y[1] = Rational(static_cast<long>(g() % static_cast<std::uint64_t>(labels)));
-    pair.output.push_back(y);
-  }
-  return data;
-}
-
 // Every placement hat after the shrink layer is negative on every place (pre-activations from
 // the layer's own U and b), the certificate's check passes and fails once a place is moved.
 void check_every_later_hat_inactive_on_every_place(const Dataset& data, std::uint64_t seed) {
   const auto built = build_interpolating_transformer(data, seed);
   BOOST_TEST_REQUIRE(built.record.placement.places_left());
-  std::size_t placement = 0;
-  for (const auto& block : built.model.blocks) {
-    if (block.phase != Phase::placement || placement++ == 0) continue;  // after the shrink layer
-    for (const auto& placed : built.record.placement.placed)
-      for (const auto& P : placed) {
-        const Vec<Rational> pre = block.ff.U * P + block.ff.b;
-        for (Eigen::Index u = 0; u < pre.size(); ++u) BOOST_TEST(pre[u] < 0);
-      }
-  }
-  BOOST_TEST(placement == data.sum_m());
+  BOOST_TEST(every_later_hat_negative_on_every_place(built) == data.sum_m());
   Certificate cert;
   add_places_left_check(cert, built);
   BOOST_TEST_REQUIRE(cert.checks.size() == 1u);
-  BOOST_TEST(cert.checks[0].lemma == "lem:places-left");
+  // Axis places whose gap draw won share one reading instead (lem:gap-places, test_gap_places).
+  BOOST_TEST(cert.checks[0].lemma == (built.record.placement.split ? "lem:gap-places" : "lem:places-left"));
   BOOST_TEST(cert.checks[0].passed, cert.checks[0].detail);
   const auto hard = certify_construction_hardmax(data, built, false);
   BOOST_TEST(hard.verified);
@@ -181,8 +146,9 @@ BOOST_AUTO_TEST_CASE(every_later_placement_hat_is_inactive_on_every_place) {
   }
 }
 
-// Every m_j = 1 (lem:grouped-places (1)): the places R_j e1 read left of the shrunk tokens too.
-BOOST_AUTO_TEST_CASE(classification_places_read_left_of_every_shrunk_token) {
+// Every m_j = 1 (lem:grouped-places (1)): the places read left of the shrunk tokens, or share a
+// reading in a gap between them (lem:gap-places); either way every later hat is inactive on them.
+BOOST_AUTO_TEST_CASE(classification_places_read_outside_every_later_window) {
   std::mt19937_64 g(testing::base_seed("places_left") + 2);
   for (int trial = 0; trial < 3; ++trial) {
     const auto data = classify_dataset(g, 10 + 7 * static_cast<std::size_t>(trial), 3 + static_cast<std::size_t>(trial),

@@ -71,6 +71,12 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
     out.record.choices.push_back({"collapse direction a = (" + to_string(fixed->first) + ") e1 + (" +
                                       to_string(fixed->second) + ") e2 (fixed by the grouped places)",
                                   1, Integer(0)});
+  } else if (out.record.placement.split) {
+    // lem:gap-places: the places' e2 parts only put them on the split reading; a = e1 reads
+    // z_j = R_j as lem:grouped-places (1) intends (and keeps the collapsed tokens' numbers small).
+    rec.a = Point::Zero(d);
+    rec.a[0] = 1;
+    out.record.choices.push_back({"collapse direction a = e1 (the places' split reading, lem:gap-places)", 1, Integer(0)});
   } else {
     rec.a = best_conditioned_collapse_direction(places, d, rng, out.record.choices);
   }

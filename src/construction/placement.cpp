@@ -5,6 +5,7 @@
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
+#include "seqi/construction/gap_places.hpp"
 #include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/construction/hats.hpp"
@@ -90,17 +91,36 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
     Point reading;
     std::vector<std::vector<std::size_t>> leaders;
     std::vector<Rational> delta;
+    std::vector<Point> places;
+    std::optional<Rational> split;
   };
   std::vector<Candidate> kept;
   const int candidates = c.size() > 4000 ? 2 : 6;
-  // Axis or one-arc places (lem:grouped-places (1), (3)): every place reads left of every shrunk
-  // token, and each hat keeps its margin from every place (lem:places-left).
+  // Axis or one-arc places (lem:grouped-places (1), (3)): every place reads outside every later
+  // window, and each hat keeps its margin from every place: left of every shrunk token
+  // (lem:places-left), or, for the axis places, moved into a gap between them (lem:gap-places).
+  // Axis places alternate the two kinds of draw, gap first; the better conditioned wins.
   const bool places_left = rec.places_left();
+  const std::vector<Point> axis_places = places;
+  int draw = 0;
   choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
                           Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
     rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
     std::vector<Rational> t;  // t[i] = r . x_i
-    if (places_left) {
+    places = axis_places;
+    rec.split.reset();
+    if (rec.axis_places() && draw++ % 2 == 0) {
+      rec.reading = gap_reading(rec.reading);
+      t = c.readings(rec.reading, threads);
+      std::vector<Rational> shrunk(t.size());
+      const Rational base = dot(rec.reading, C_e1);
+      for_each_index(t.size(), threads, [&](std::size_t i) { shrunk[i] = rec.eps * t[i] + base; });
+      rec.split = split_reading(std::move(shrunk), abs(rec.reading[1]));
+      if (!rec.split) return std::nullopt;
+      places = places_reading(axis_places, rec.reading, *rec.split);
+      for (std::size_t k = 0; k < places.size(); ++k)  // lem:gap-places (1): keeps Lemma P's margin
+        if (!(abs(places[k][1] - axis_places[k][1]) < 2)) return std::nullopt;
+    } else if (places_left) {
       auto left = reading_with_places_left(rec.reading, places, [&](const Point& r) { return c.readings(r, threads); },
                                            rec.eps, C_e1, threads, &t);  // lem:places-left
       if (!left) return std::nullopt;
@@ -136,12 +156,20 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
     Rational worst = delta[order[0]] / (span > 0 ? span : Rational(1));
     for (std::size_t s = 1; s < order.size(); ++s) worst = std::min(worst, delta[order[s]] / (hi - lo));
     return worst;
-  }, [&](int) { kept.push_back({rec.reading, rec.leaders, delta}); },
+  }, [&](int) { kept.push_back({rec.reading, rec.leaders, delta, places, rec.split}); },
      [&](int i) {
-       rec.reading = kept[static_cast<std::size_t>(i)].reading;
-       rec.leaders = kept[static_cast<std::size_t>(i)].leaders;
-       delta = kept[static_cast<std::size_t>(i)].delta;
+       auto& k = kept[static_cast<std::size_t>(i)];
+       rec.reading = std::move(k.reading);
+       rec.leaders = std::move(k.leaders);
+       delta = std::move(k.delta);
+       places = std::move(k.places);
+       rec.split = std::move(k.split);
      }, out.record.choices);
+  if (rec.split) {  // the places as moved (lem:gap-places), in the order they were listed
+    auto p = places.begin();
+    for (auto& placed : rec.placed)
+      for (auto& q : placed) q = *p++;
+  }
   leader_tokens.clear();
   for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
 
@@ -151,7 +179,18 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
     leader_x.push_back(c.token(q));
     leader_t.push_back(dot(rec.reading, leader_x.back()));
   }
-  const auto order = decreasing_reading_order(leader_t);
+  GapOrder hat_order{decreasing_reading_order(leader_t), std::vector<bool>(leader_t.size(), false)};  // lem:hat-order
+  if (rec.split) {  // lem:gap-places
+    const Rational base = dot(rec.reading, C_e1);
+    std::vector<Rational> shrunk;
+    for (const auto& t : leader_t) shrunk.push_back(rec.eps * t + base);
+    hat_order = gap_hat_order(hat_order.order, shrunk, *rec.split);
+    const auto below = static_cast<std::size_t>(std::count(hat_order.mirrored.begin(), hat_order.mirrored.end(), true));
+    out.record.choices.push_back({"split reading " + rec.split->str() + " (lem:gap-places): every place reads it; " +
+                                  std::to_string(below) + " of " + std::to_string(leader_t.size()) +
+                                  " leaders placed by mirrored hats", 1, Integer(0)});
+  }
+  const auto& order = hat_order.order;
   std::vector<Block<Rational>> hats(order.size());  // each hat is built alone, kept in this order
   for_each_index(order.size(), threads, [&](std::size_t s) {
     const std::size_t k = order[s];
@@ -161,6 +200,9 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
       block.sa = first_sa;
       const Point D = places[k] - (q * rec.eps + C_e1);
       block.ff = shrink_hat_layer(rec.reading, dot(rec.reading, q), delta[k], D, rec.eps, C_e1);
+    } else if (hat_order.mirrored[k]) {  // lem:gap-places: active left of its window
+      const Point now = q * rec.eps + C_e1;
+      block.ff = hat_layer(Point(-rec.reading), -dot(rec.reading, now), delta[k], places[k] - now);
     } else {
       const Point now = q * rec.eps + C_e1;
       block.ff = hat_layer(rec.reading, dot(rec.reading, now), delta[k], places[k] - now);

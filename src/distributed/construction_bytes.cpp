@@ -84,6 +84,8 @@ void put_record(ByteWriter& w, const ConstructionRecord& rec) {
   put_all(w, p.circle_t, [&](const auto& l) { put_all(w, l, [&](const Rational& x) { w.put(x); }); });
   w.put(p.collapse.has_value());
   if (p.collapse) w.put(p.collapse->first), w.put(p.collapse->second);
+  w.put(p.split.has_value());
+  if (p.split) w.put(*p.split);
   const InterpolationRecord& q = rec.interpolation;
   w.put(q.a), w.put(q.v), w.put(q.reading), w.put(q.gap), w.put(q.df);
   put_all(w, q.z, [&](const Rational& x) { w.put(x); });
@@ -114,6 +116,7 @@ ConstructionRecord get_record(ByteReader& r) {
     Rational a1 = r.rational();
     p.collapse = std::pair{std::move(a1), r.rational()};
   }
+  if (r.flag()) p.split = r.rational();
   InterpolationRecord& q = rec.interpolation;
   q.a = r.point(), q.v = r.point(), q.reading = r.point(), q.gap = r.rational(), q.df = r.rational();
   q.z = get_all<Rational>(r, rational);

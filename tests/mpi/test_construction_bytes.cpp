@@ -54,6 +54,7 @@ BOOST_AUTO_TEST_CASE(a_construction_decodes_to_what_was_built) {
       });
       BOOST_TEST((p.R == q.R && p.rho == q.rho && p.circle_t == q.circle_t));
       BOOST_TEST((p.collapse == q.collapse));
+      BOOST_TEST((p.split == q.split));
       const InterpolationRecord &s = a.interpolation, &t = b.interpolation;
       BOOST_TEST((same_point(s.a, t.a) && same_point(s.v, t.v) && same_point(s.reading, t.reading)));
       BOOST_TEST((s.gap == t.gap && s.df == t.df && s.z == t.z && s.order == t.order));

@@ -32,9 +32,11 @@ std::optional<Rational> smallest_circle_gap(const PlacementRecord& rec);
 void add_spread_slots_check(Certificate& cert, const Dataset& data, const Construction& built);
 
 // Axis or one-arc places (PlacementRecord::places_left): every place reads at least one
-// half-width left of the left breakpoint of every placement hat after the shrink layer, each
-// hat rising along the placement reading (lem:places-left); not required (a float-robustness
-// property, like lem:hat-margin). Blocks on `threads` threads; the result does not depend on it.
+// half-width outside the window of every placement hat after the shrink layer, on the side where
+// the hat's units are inactive: left of hats rising along the placement reading (lem:places-left);
+// with a split reading (the axis places, lem:gap-places) every place reads it and the hats may
+// also fall along the reading (places right of them). Not required (a float-robustness property,
+// like lem:hat-margin). Blocks on `threads` threads; the result does not depend on it.
 void add_places_left_check(Certificate& cert, const Construction& built, unsigned threads = 1);
 
 }  // namespace seqi
