@@ -294,3 +294,35 @@ BOOST_AUTO_TEST_CASE(check_holds_exactly_at_one_half_width_outside_the_window) {
     }
   }
 }
+
+// Tokens that differ only in their first coordinate: the gap reading's r_1 = w_1 / 256 still
+// separates them (with r_1 = 0 no gap draw is valid, and the places-left draw would win).
+BOOST_AUTO_TEST_CASE(tokens_differing_only_in_the_first_coordinate_are_still_separated) {
+  for (const int d : {2, 3, 5}) {
+    Dataset data;
+    data.name = "first-coordinate-only";
+    data.dimension = d;
+    for (long j = 0; j < 6; ++j) {
+      SequencePair pair;
+      for (long i = 0; i < 3; ++i) {
+        Point x = Point::Constant(d, Rational(1, 3));
+        x[0] = Rational(3 * j + i, 7);
+        pair.input.push_back(x);
+      }
+      Point y = Point::Zero(d);
+      y[1] = Rational(j % 2);
+      pair.output.push_back(y);
+      data.pairs.push_back(std::move(pair));
+    }
+    BOOST_TEST_CONTEXT("d = " << d) {
+      const auto built = build_interpolating_transformer(data, 5);
+      BOOST_TEST(built.record.placement.axis_places());
+      BOOST_TEST(built.record.placement.split.has_value());  // the gap draw is valid here, and wins
+      BOOST_TEST(certify_construction_hardmax(data, built, false).verified);
+      Certificate cert;
+      add_places_left_check(cert, built);
+      BOOST_TEST_REQUIRE(cert.checks.size() == 1u);
+      BOOST_TEST(cert.checks[0].passed, cert.checks[0].detail);
+    }
+  }
+}
