@@ -36,9 +36,9 @@ Point gap_reading(const Point& drawn) {
 Rational shortest_dyadic_between(const Rational& a, const Rational& b) {
   if (a < 0 && b > 0) return 0;
   if (b <= 0) return -shortest_dyadic_between(-b, -a);
-  // 0 <= a < b. A level k (unit 2^-k) above 2^floor_log2(b) holds no multiple in (a, b): start
-  // there. At the least level with a hit the hit is unique (two hits enclose an even multiple,
-  // a hit one level up), so the result is well defined.
+  // 0 <= a < b. Level k has the multiples of 2^-k; the first level tried has 2^-k > b, so no
+  // positive multiple below b. At the least level with a hit the hit is unique (two hits enclose an
+  // even multiple, a hit one level up), so the result is well defined.
   for (long k = -floor_log2(b) - 1;; ++k) {
     const Rational unit = pow2(-k);
     Rational m = Rational(floor_nonnegative(a / unit) + 1) * unit;

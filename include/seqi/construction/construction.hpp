@@ -34,12 +34,12 @@ struct PlacementRecord {
   // Collapse direction a = a1 e1 + a2 e2 fixed by the grouped places (lem:grouped-places);
   // nullopt: any a with a1 = 1 keeps the slot order (every m_j = 1).
   std::optional<std::pair<Rational, Rational>> collapse;
-  // Every place reads outside every later placement window, on its inactive side: left of every
-  // shrunk token for the one-arc places of case (3) of lem:grouped-places (lem:places-left), in a
-  // gap between them for the axis places of case (1) (every m_j = 1; lem:gap-places); not the
-  // per-sequence circles of case (2).
+  // Every place reads outside every later placement window, on its inactive side: the one-arc
+  // places of case (3) of lem:grouped-places left of every shrunk token (lem:places-left), the
+  // axis places of case (1) (every m_j = 1) either so or in a gap between them (`split`,
+  // lem:gap-places, whichever draw is better conditioned); not the per-sequence circles of case (2).
   bool places_left() const { return collapse.has_value() || axis_places(); }
-  // The axis places of case (1) (no circle leader): moved into a reading gap (lem:gap-places).
+  // The axis places of case (1) (no circle leader): the ones a split reading may move (lem:gap-places).
   bool axis_places() const {
     return !collapse.has_value() &&
            std::all_of(circle_t.begin(), circle_t.end(), [](const std::vector<Rational>& t) { return t.empty(); });

@@ -22,7 +22,7 @@ Rational shortest_dyadic_between(const Rational& a, const Rational& b);
 
 // pi of lem:gap-places for the shrunk readings `shrunk` (a copy: reordered), strictly inside
 // (-bound, bound) and equal to none of them: in the widest gap between consecutive readings among
-// the middle fifth in sorted order (positions floor(2n/5) to max(floor(2n/5) + 2, ceil(3n/5)) - 1;
+// the middle fifth in sorted order (positions floor(2n/5) to min(n, max(floor(2n/5) + 2, ceil(3n/5))) - 1;
 // the lowest gap on ties), clipped to (-bound, bound); when none of those meets it, in the gap
 // (the two unbounded ones included) nearest the middle position that does. In the chosen gap the
 // shortest dyadic of its middle half. nullopt only when there is no reading or bound <= 0.
