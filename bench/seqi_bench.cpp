@@ -23,7 +23,7 @@
 
 #include "regression_gate.hpp"
 #include "seqi/certification/certificate.hpp"
-#include "seqi/certification/float_replay.hpp"
+#include "seqi/replay/float_replay.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -171,10 +171,10 @@ void replay_row(const std::string& path) {
   const int times = repeat ? std::max(1, std::atoi(repeat)) : 1;
   for (int k = 0; k < times; ++k) {
     double t0 = cpu_seconds();
-    const FloatRun f64 = float_run<double>(built.model, data, std::nullopt, std::nullopt, {}, 1e-6, 1, 1e300);
+    const ReplayOutcome f64 = run_replay<double>(built.model, data, std::nullopt, std::nullopt, {}, 1e-6, 1, 1e300);
     const double s64 = cpu_seconds() - t0;
     t0 = cpu_seconds();
-    const FloatRun f32 = float_run<float>(built.model, data, std::nullopt, std::nullopt, {}, 1e-3, 1, 1e300);
+    const ReplayOutcome f32 = run_replay<float>(built.model, data, std::nullopt, std::nullopt, {}, 1e-3, 1, 1e300);
     std::cout << path << ": replay CPU s float64 " << fmt(s64) << " (" << f64.sequences_off_target << " off), float32 "
               << fmt(cpu_seconds() - t0) << " (" << f32.sequences_off_target << " off)" << std::endl;
   }

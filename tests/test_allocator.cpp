@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE allocator
 // The programs' malloc (seqi/cli/allocator.hpp): with SEQI_JEMALLOC the test binaries, like
 // verify, run on jemalloc, and GMP's one-limb arrays cost 8 bytes there (the memory saving of
 // issue 16 rests on that); without it, the C library's malloc is named.
@@ -16,6 +15,8 @@
 
 #ifdef SEQI_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
+
+BOOST_AUTO_TEST_SUITE(test_allocator)
 #endif
 
 using namespace seqi;
@@ -73,3 +74,5 @@ BOOST_AUTO_TEST_CASE(jemalloc_options_took_effect) {
   BOOST_TEST(arenas == 1u);  // one arena shared by all threads: freed memory is reused across phases
 }
 #endif
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE byte_codec
 // Exact values through bytes (seqi/core/byte_codec.hpp) and the blocks of sequences each
 // process owns (seqi/core/sharding.hpp). Seeded: SEQI_SEED=<n> replays a run.
 #include <boost/test/unit_test.hpp>
@@ -10,6 +9,8 @@
 #include "seqi/core/byte_codec.hpp"
 #include "seqi/core/rng.hpp"
 #include "seqi/core/sharding.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_byte_codec)
 
 using namespace seqi;
 
@@ -87,3 +88,5 @@ BOOST_AUTO_TEST_CASE(owned_blocks_are_contiguous_increasing_and_cover_every_inde
       BOOST_TEST(largest - smallest <= 1);
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE certificate_soundness
 #include <boost/test/unit_test.hpp>
 
 #include <functional>
@@ -6,6 +5,8 @@
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/io/dataset_json.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_certificate_soundness)
 
 using namespace seqi;
 
@@ -70,3 +71,5 @@ BOOST_AUTO_TEST_CASE(collapse_direction_other_than_the_record_is_refused) {
 BOOST_AUTO_TEST_CASE(collapse_scores_other_than_alpha_identity_are_refused) {
   expect_refused_after([](auto& sa) { sa.A.terms.push_back(sa.V.terms.front()); }, "A is not alpha*I");
 }
+
+BOOST_AUTO_TEST_SUITE_END()

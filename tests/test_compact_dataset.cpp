@@ -1,7 +1,6 @@
 // The compact input sequences of a Dataset (TokenSequence, issue 16): every token reads back
 // exactly as written, on the int64 path and on the GMP fallback. Oracle: the Points pushed,
 // and the fallback decision recomputed here with GMP integers from its definition.
-#define BOOST_TEST_MODULE compact_dataset
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -17,6 +16,8 @@
 #include "seqi/core/token_sequence.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/dataset_writer.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_compact_dataset)
 
 using seqi::Integer;
 using seqi::Point;
@@ -339,3 +340,5 @@ BOOST_AUTO_TEST_CASE(shifted_tokens_equal_the_materialised_shift) {
       }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE conditioning
 // Conditioning choices (proofs/conditioning.tex): unit tests of the choice functions and of
 // the exact unit rescaling, and a measurement-style property test: the float64 run of every
 // construction over a seeded random sweep lies within 1e-6 (relative Hausdorff) of its
@@ -24,6 +23,8 @@
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/numbers/dyadic.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_conditioning)
 
 using namespace seqi;
 
@@ -249,3 +250,5 @@ BOOST_AUTO_TEST_CASE(the_separating_shift_widens_only_f) {
   BOOST_TEST(shifted >= 4u);
   BOOST_TEST(widened >= 1u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE construction
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -8,6 +7,8 @@
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/numbers/point_set.hpp"
 #include "distinct_targets.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_construction)
 
 using namespace seqi;
 
@@ -56,3 +57,5 @@ BOOST_AUTO_TEST_CASE(random_small_datasets_certify_and_match_dense_pass) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

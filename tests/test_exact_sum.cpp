@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE exact_sum
 // exact_sum (pairwise summation) against the left-to-right sum written here, on seeded random
 // rationals with unrelated denominators (every length 0..64 and a few long ones) and on the
 // edge cases: empty, one term, cancellation to 0. SEQI_SEED=<seed> replays.
@@ -9,6 +8,8 @@
 
 #include "seeded_oracles.hpp"
 #include "seqi/numbers/exact_sum.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_exact_sum)
 
 using namespace seqi;
 
@@ -51,3 +52,5 @@ BOOST_AUTO_TEST_CASE(edge_cases) {
   BOOST_TEST(exact_sum({Rational(1, 3), Rational(-1, 3), Rational(5, 9), Rational(-5, 9), Rational(0)}) == Rational(0));
   BOOST_TEST(exact_sum({Rational(1, 2), Rational(1, 3), Rational(1, 6)}) == Rational(1));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

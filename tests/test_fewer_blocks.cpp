@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE fewer_blocks
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -9,6 +8,8 @@
 #include "seqi/construction/hats.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "distinct_targets.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_fewer_blocks)
 
 using namespace seqi;
 
@@ -218,3 +219,5 @@ BOOST_AUTO_TEST_CASE(run_checks_fail_on_a_tampered_record) {
   BOOST_TEST(!check_passed(cert, "blocks = K + sum(m) + runs"));
   BOOST_TEST(!cert.verified);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

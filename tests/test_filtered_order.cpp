@@ -2,7 +2,6 @@
 // its filtered predicates: random and near-degenerate values (neighbours one part in 2^60 or
 // 2^200 apart, equal values in different forms, huge and tiny magnitudes beyond double range),
 // with a printed seed that SEQI_SEED replays. Oracle: std::stable_sort by exact comparison.
-#define BOOST_TEST_MODULE filtered_order
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -13,6 +12,8 @@
 
 #include "seeded_oracles.hpp"
 #include "seqi/numbers/filtered_order.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_filtered_order)
 
 using seqi::Integer;
 using seqi::Rational;
@@ -64,3 +65,5 @@ BOOST_AUTO_TEST_CASE(filtered_order_of_nothing_and_of_one) {
   BOOST_TEST(seqi::increasing_order({}).empty());
   BOOST_TEST(seqi::increasing_order({Rational(5)}) == std::vector<std::size_t>{0});
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE flat_scale
 // The flat-hat scale and mirrored hats (lem:flat-scale, lem:mirrored-flat, rem:flat-range):
 // the run order, the mirrored hat's exact behaviour, and a measurement-style sweep over
 // datasets whose targets span many orders of magnitude: their float64 runs (dense per-token
@@ -17,6 +16,8 @@
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/numbers/dyadic.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_flat_scale)
 
 using namespace seqi;
 
@@ -149,3 +150,5 @@ BOOST_AUTO_TEST_CASE(targets_of_one_scale_keep_the_default) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE float_replay_kernel
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -9,11 +8,13 @@
 #include <random>
 #include <string>
 
-#include "seqi/certification/float_replay.hpp"
-#include "seqi/certification/replay_direction.hpp"
-#include "seqi/certification/replay_readings.hpp"
-#include "seqi/certification/replay_update.hpp"
+#include "seqi/replay/float_replay.hpp"
+#include "replay/replay_direction.hpp"
+#include "replay/replay_readings.hpp"
+#include "replay/replay_update.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_float_replay_kernel)
 
 using namespace seqi;
 using seqi::testing::base_seed;
@@ -90,8 +91,8 @@ BOOST_AUTO_TEST_CASE(one_direction_replays_equal_the_exact_run_when_every_operat
     const bool single = t % 2 == 1;  // float32 cases: at most two layers
     const ExactFloatCase c = exact_float_case(gen, single ? 2 : 4);
     for (unsigned threads : {1u, 2u}) {
-      const FloatRun run = single ? float_run<float>(c.model, c.data, std::nullopt, std::nullopt, {}, 0.0, threads)
-                                  : float_run<double>(c.model, c.data, std::nullopt, std::nullopt, {}, 0.0, threads);
+      const ReplayOutcome run = single ? run_replay<float>(c.model, c.data, std::nullopt, std::nullopt, {}, 0.0, threads)
+                                  : run_replay<double>(c.model, c.data, std::nullopt, std::nullopt, {}, 0.0, threads);
       BOOST_TEST_CONTEXT("case " << t << " (SEQI_SEED=" << seed << "), " << run.scalar << ", threads " << threads) {
         BOOST_TEST(run.max_relative_hausdorff == 0.0);
         BOOST_TEST(run.sequences_off_target == 0u);
@@ -135,7 +136,7 @@ BOOST_AUTO_TEST_CASE(six_active_units_are_added_in_unit_order) {
   // x = (10, 10): h_u = 10 - u, x_1 = 10 + sum (u + 1)(10 - u) / 4 = 10 + 140 / 4, x_2 = 10 - 45.
   BOOST_TEST(data.pairs[0].output[0][0] == Rational(45));
   BOOST_TEST(data.pairs[0].output[0][1] == Rational(-35));
-  const FloatRun run = float_run<double>(model, data, std::nullopt, std::nullopt, {}, 0.0);
+  const ReplayOutcome run = run_replay<double>(model, data, std::nullopt, std::nullopt, {}, 0.0);
   BOOST_TEST(run.max_relative_hausdorff == 0.0);
 }
 
@@ -345,3 +346,5 @@ BOOST_AUTO_TEST_CASE(canonical_direction_keeps_rows_it_cannot_scale_exactly) {
   BOOST_TEST(up[1] == std::ldexp(1.0, -74));
   BOOST_TEST((canonical_direction<double>(Vec<double>::Zero(3)) == Vec<double>::Zero(3)));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE forward_threads
 // The exact forward pass's feed-forward layers on several threads (issue 16): the token state,
 // the reading index and the stats after every block equal those of one thread and of the
 // dense per-sequence forward pass; the first failing token (throwing or declining) is the one
@@ -20,6 +19,8 @@
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/core/point_groups.hpp"
 #include "seqi/numbers/point_set.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_forward_threads)
 
 using namespace seqi;
 
@@ -197,3 +198,5 @@ BOOST_AUTO_TEST_CASE(the_first_equal_point_group_is_the_pair_the_lexicographic_s
     if (pair) BOOST_TEST((std::pair{groups.front()[0], groups.front()[1]} == *pair), "trial " << trial);
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

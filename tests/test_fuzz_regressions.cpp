@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE fuzz_regressions
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
@@ -8,6 +7,8 @@
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/model_json.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_fuzz_regressions)
 
 // Every input the fuzzer ever found (tests/fuzz-regressions/) must give a result or an
 // InputError: any other exception, a crash or a sanitizer report fails this test.
@@ -35,3 +36,5 @@ BOOST_AUTO_TEST_CASE(fuzz_findings_are_clean_input_errors) {
   }
   BOOST_TEST(files >= 1u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE gap_places
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -12,6 +11,8 @@
 #include "seqi/construction/hats.hpp"
 #include "placement_oracles.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_gap_places)
 
 using namespace seqi;
 using testing::classify_dataset;
@@ -326,3 +327,5 @@ BOOST_AUTO_TEST_CASE(tokens_differing_only_in_the_first_coordinate_are_still_sep
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE hat_margin
 // Float-robust hats (lem:hat-margin, lem:hat-order in proofs/conditioning.tex): the half-width
 // rule and the placement order against their definitions, and a property over seeded datasets
 // whose sequences hold nearly coincident tokens (readings 2^-16 .. 2^-28 apart): the certificate's
@@ -20,6 +19,8 @@
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_hat_margin)
 
 using namespace seqi;
 
@@ -223,3 +224,5 @@ BOOST_AUTO_TEST_CASE(near_coincident_readings_keep_the_margin_and_the_float64_ru
   std::cout << "hat_margin: " << used << " datasets, worst float64 relative distance " << worst << "\n";
   BOOST_TEST(used >= 12u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE import_split
 // `verify import fashion-mnist --split train|test|all --count N|all`: several IDX sources read
 // as one set, indices in source order, checked pixel by pixel against the IDX files read here.
 #include <boost/test/unit_test.hpp>
@@ -15,6 +14,8 @@
 
 #include "seqi/io/idx.hpp"
 #include "seqi/io/import_datasets.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_import_split)
 
 using namespace seqi;
 namespace fs = std::filesystem;
@@ -151,3 +152,5 @@ BOOST_AUTO_TEST_CASE(command_line_split_and_count_all) {
   BOOST_TEST(run_import("--images " + img + " --labels " + lab + " --count all --patch 1 --task classify -o " + out) == 0);
   BOOST_TEST(seqi::testing::read_file(out).find("count=all") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

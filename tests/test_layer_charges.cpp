@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE layer_charges
 // The sparse float bound's data structures (lem:float-run-sparse). LayerCharges: the owed sums
 // against exact sums over the recorded layers written from the definition, on random layers,
 // keys and queries; the strict key test; misuse is an error. EnclosureOrder: the tokens meeting
@@ -14,10 +13,12 @@
 #include <vector>
 
 #include "seeded_oracles.hpp"
-#include "seqi/certification/enclosure_order.hpp"
-#include "seqi/certification/layer_charges.hpp"
+#include "seqi/float_statement/enclosure_order.hpp"
+#include "seqi/float_statement/layer_charges.hpp"
 #include "seqi/numbers/rational.hpp"
 #include "seqi/numbers/upward.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_layer_charges)
 
 using namespace seqi;
 
@@ -183,3 +184,5 @@ BOOST_AUTO_TEST_CASE(enclosure_order_lists_exactly_the_tokens_meeting_a_query) {
   BOOST_TEST(listed > 1000u);
   BOOST_TEST(tight > 500u);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE places_left
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -10,6 +9,8 @@
 #include "seqi/construction/places_left.hpp"
 #include "placement_oracles.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_places_left)
 
 using namespace seqi;
 using testing::classify_dataset;
@@ -179,3 +180,5 @@ BOOST_AUTO_TEST_CASE(per_sequence_circles_get_no_places_left_check) {
   add_places_left_check(cert, built);
   BOOST_TEST(cert.checks.empty());
 }
+
+BOOST_AUTO_TEST_SUITE_END()

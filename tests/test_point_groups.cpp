@@ -1,6 +1,5 @@
 // Residues mod 2^61-1 and the hashing searches built on them (issue 16: building in
 // near-linear time), each against an oracle written from the definition here.
-#define BOOST_TEST_MODULE point_groups
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -10,6 +9,8 @@
 #include "seqi/core/rng.hpp"
 #include "seqi/core/point_groups.hpp"
 #include "seqi/numbers/residue.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_point_groups)
 
 using namespace seqi;
 
@@ -173,3 +174,5 @@ BOOST_AUTO_TEST_CASE(dot_over_a_common_denominator_equals_the_termwise_sum) {
   }
   BOOST_TEST(dot(Point::Zero(3), Point::Zero(3)) == 0);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE progress
 // The progress reporter (seqi/core/progress.hpp) and `verify --progress`: phases with
 // done/total on stderr, nothing on stdout, and the summary (text and --json) unchanged.
 #include <boost/test/unit_test.hpp>
@@ -15,6 +14,8 @@
 
 #include "seqi/cli/run.hpp"
 #include "seqi/core/progress.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_progress)
 
 using namespace seqi;
 using namespace std::chrono_literals;
@@ -127,3 +128,5 @@ BOOST_AUTO_TEST_CASE(verify_progress_flag_on_the_command_line) {
   BOOST_TEST(count_of(slurp(err2), "verify: certifying: Lemma P") >= 1u);
   for (const auto& p : {out1, out2, err2}) std::filesystem::remove(p);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE proofs
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -7,6 +6,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+
+BOOST_AUTO_TEST_SUITE(test_proofs)
 
 namespace fs = std::filesystem;
 
@@ -66,3 +67,5 @@ BOOST_AUTO_TEST_CASE(the_proofs_compile) {
   const std::string log = slurp(dir / "construction.log");
   BOOST_TEST(log.find("undefined") == std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

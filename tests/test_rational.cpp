@@ -1,10 +1,11 @@
-#define BOOST_TEST_MODULE rational
 #include <boost/test/unit_test.hpp>
 
 #include <random>
 #include <string>
 
 #include "seqi/numbers/rational.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_rational)
 
 using seqi::Integer;
 using seqi::parse_rational;
@@ -112,3 +113,5 @@ BOOST_AUTO_TEST_CASE(bit_size_counts_the_bits_of_numerator_and_denominator) {
       BOOST_TEST(seqi::bit_size(Rational(Integer(1), abs(v))) == 1 + 1 + bits(v));
     }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE regression_gate
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -8,6 +7,8 @@
 
 #include "regression_gate.hpp"
 #include "seqi/io/dataset_json.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_regression_gate)
 
 using namespace seqi;
 
@@ -102,3 +103,5 @@ BOOST_AUTO_TEST_CASE(gate_tool_fails_on_a_tampered_golden_file) {
   BOOST_TEST(WEXITSTATUS(std::system(cmd.c_str())) == 1);
   BOOST_TEST(slurp((dir / "err.txt").string()).find("tiny-d2.json: blocks: golden") != std::string::npos);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE replay_sample
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -9,12 +8,14 @@
 #include <thread>
 
 #include "seqi/certification/certificate.hpp"
-#include "seqi/certification/double_cross_check.hpp"
-#include "seqi/certification/float_replay.hpp"
-#include "seqi/certification/replay_sample.hpp"
+#include "seqi/replay/float_replays.hpp"
+#include "seqi/replay/float_replay.hpp"
+#include "seqi/replay/replay_sample.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_replay_sample)
 
 using namespace seqi;
 using seqi::testing::base_seed;
@@ -126,10 +127,10 @@ BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_
   BOOST_REQUIRE(sample.size() > 1u);
   BOOST_REQUIRE(sample.size() < data.pairs.size());
 
-  const FloatRun full = float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6);
+  const ReplayOutcome full = run_replay<double>(built.model, data, std::nullopt, collapse, attends, 1e-6);
   BOOST_TEST(full.sequences_checked == data.pairs.size());
   BOOST_TEST(!full.sample_seed.has_value());
-  const FloatRun part = float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 2, budget);
+  const ReplayOutcome part = run_replay<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 2, budget);
   BOOST_TEST(part.sequences_checked == sample.size());
   BOOST_TEST(part.sequences == data.pairs.size());
   BOOST_REQUIRE(part.sample_seed.has_value());
@@ -138,29 +139,29 @@ BOOST_AUTO_TEST_CASE(a_budgeted_float_run_replays_the_sample_with_its_own_token_
   BOOST_TEST(part.wrong_leader == 0u);
   BOOST_TEST(part.max_relative_hausdorff <= full.max_relative_hausdorff);
   const std::vector<std::size_t> nowhere(attends.size(), std::numeric_limits<std::size_t>::max());
-  const FloatRun off = float_run<double>(built.model, data, std::nullopt, collapse, nowhere, 1e-6, 1, budget);
+  const ReplayOutcome off = run_replay<double>(built.model, data, std::nullopt, collapse, nowhere, 1e-6, 1, budget);
   BOOST_TEST(off.wrong_leader == tokens_of(lengths, sample));
 }
 
-// A run whose whole estimate is within kFloatRunCompleteFactor budgets covers every sequence
+// A run whose whole estimate is within kReplayCompleteFactor budgets covers every sequence
 // (no sample seed); just beyond, it covers the sample within one budget.
 BOOST_AUTO_TEST_CASE(a_run_within_three_budgets_covers_every_sequence) {
   const auto [data, built, cert] = certified_random("replay_complete", 60, 2, 6, 2);
   const auto& attends = cert.lemma_p->attends;
   const std::size_t collapse = built.record.collapse_block;
   const auto [per_token, lengths, whole] = replay_work(built.model, data);
-  const FloatRun complete =
-      float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 1, whole / kFloatRunCompleteFactor);
+  const ReplayOutcome complete =
+      run_replay<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 1, whole / kReplayCompleteFactor);
   BOOST_TEST(complete.sequences_checked == data.pairs.size());
   BOOST_TEST(!complete.sample_seed.has_value());
-  const double budget = whole / kFloatRunCompleteFactor * (1 - 1e-9);
-  const FloatRun part = float_run<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 1, budget);
+  const double budget = whole / kReplayCompleteFactor * (1 - 1e-9);
+  const ReplayOutcome part = run_replay<double>(built.model, data, std::nullopt, collapse, attends, 1e-6, 1, budget);
   BOOST_TEST(part.sequences_checked == replay_sample(lengths, per_token, budget, kReplaySampleSeed).size());
   BOOST_TEST(part.sequences_checked < data.pairs.size());
   BOOST_TEST(part.sample_seed.has_value());
 }
 
-// The cross-check started early (BackgroundCrossCheck: stage 1 on a low-priority thread while
+// The cross-check started early (BackgroundReplays: stage 1 on a low-priority thread while
 // the caller works) gives the same two runs as the synchronous one, with and without softmax,
 // whether finish() comes at once or after the background thread had time to work; dropped
 // unfinished, it stops and joins its thread.
@@ -168,7 +169,7 @@ BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
   const auto [data, built, cert] = certified_random("background_cross_check", 150, 4, 20, 3);
   const auto& attends = cert.lemma_p->attends;
   const std::size_t collapse = built.record.collapse_block;
-  auto expect_same = [](const FloatRun& a, const FloatRun& b) {
+  auto expect_same = [](const ReplayOutcome& a, const ReplayOutcome& b) {
     BOOST_TEST(a.scalar == b.scalar);
     BOOST_TEST(a.rule == b.rule);
     BOOST_TEST(a.max_relative_hausdorff == b.max_relative_hausdorff);
@@ -178,18 +179,20 @@ BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
     BOOST_TEST(a.sequences_checked == b.sequences_checked);
   };
   for (const std::optional<double> tau : {std::optional<double>{}, std::optional<double>{0.25}}) {
-    const DoubleCrossCheck sync = double_cross_check(built.model, data, tau, collapse, attends, 1);
+    const FloatReplays sync = replay_float64_and_float32(built.model, data, tau, collapse, attends, 1);
     BOOST_TEST(sync.float64.sequences_checked == data.pairs.size());
     BOOST_TEST(sync.float64.rule == (tau ? "softmax" : "hardmax"));
-    expect_same(sync.float64, double_cross_check(built.model, data, tau, collapse, attends, 0).float64);  // 0 runs as 1
+    expect_same(sync.float64, replay_float64_and_float32(built.model, data, tau, collapse, attends, 0).float64);  // 0 runs as 1
     for (const auto wait : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
-      BackgroundCrossCheck early(built.model, data, collapse, 2);
+      BackgroundReplays early(built.model, data, collapse, 2);
       std::this_thread::sleep_for(wait);
-      const DoubleCrossCheck late = early.finish(tau, attends);
+      const FloatReplays late = early.finish(tau, attends);
       expect_same(sync.float64, late.float64);
       expect_same(sync.float32, late.float32);
     }
   }
-  BOOST_TEST(double_cross_check(built.model, data, std::nullopt, collapse, attends, 1).float64.wrong_leader == 0u);
-  { const BackgroundCrossCheck dropped(built.model, data, collapse, 2); }
+  BOOST_TEST(replay_float64_and_float32(built.model, data, std::nullopt, collapse, attends, 1).float64.wrong_leader == 0u);
+  { const BackgroundReplays dropped(built.model, data, collapse, 2); }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

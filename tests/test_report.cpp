@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE report
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
@@ -17,6 +16,8 @@
 #include "seqi/io/sha256.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_report)
 
 using namespace seqi;
 namespace fs = std::filesystem;
@@ -367,3 +368,5 @@ BOOST_AUTO_TEST_CASE(compile_pdf_reports_latex_errors_and_a_missing_pdflatex) {
                                             (dir.path / "no-such-dir" / "c.tex").string()),
                     InputError);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE safetensors
 // The safetensors container, exact float decoding, the authors' PyTorch layout (score
 // convention checked exactly against <A x_i, x_l>), model export and import, and their errors.
 #include <boost/test/unit_test.hpp>
@@ -22,6 +21,8 @@
 #include "seqi/io/model_json.hpp"
 #include "seqi/io/safetensors.hpp"
 #include "seqi/model/structured_from_dense.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_safetensors)
 
 using namespace seqi;
 namespace fs = std::filesystem;
@@ -338,3 +339,5 @@ BOOST_AUTO_TEST_CASE(cli_exports_and_certifies_the_metadata_model) {
   BOOST_TEST(run(verify + " --softmax --model " + model.string() + " --model-metadata " + data) == 0);
   BOOST_TEST(run(verify + " --exact --model-metadata " + data) == 2);  // needs --model
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE score_enclosure
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -7,7 +6,9 @@
 #include <string>
 
 #include "seeded_oracles.hpp"
-#include "seqi/certification/score_enclosure.hpp"
+#include "seqi/float_statement/score_enclosure.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_score_enclosure)
 
 using namespace seqi;
 using seqi::testing::base_seed;
@@ -141,3 +142,5 @@ BOOST_AUTO_TEST_CASE(non_finite_enclosures_decide_nothing) {
   const std::vector<ScoreEnclosure> e{enclose_score(am.data(), xm.data(), 2), enclose_score(am.data(), ym.data(), 2)};
   BOOST_TEST(!argmax_shown_by_enclosures(e, [](std::size_t, std::size_t) { return 0.0; }));
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sharding
 // Sequences split among cooperating parts (seqi/core/sharding.hpp, what verify-mpi does over
 // MPI), here with the parts as threads of one process: every part's certificate equals the
 // certificate of one part alone, and a failure in any part reaches every part.
@@ -14,6 +13,8 @@
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/numbers/thread_caches.hpp"
 #include "seqi/report/summary.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_sharding)
 
 using namespace seqi;
 
@@ -123,3 +124,5 @@ BOOST_AUTO_TEST_CASE(the_smallest_failing_index_fails_every_part) {
   });
   for (const auto& s : sums) BOOST_TEST(s == "295");  // sum of j^2 + 1 for j < 10: 285 + 10
 }
+
+BOOST_AUTO_TEST_SUITE_END()

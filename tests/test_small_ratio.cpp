@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE small_ratio
 #include <boost/test/unit_test.hpp>
 
 #include <iostream>
@@ -7,6 +6,8 @@
 
 #include "seqi/numbers/small_ratio.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_small_ratio)
 
 using namespace seqi;
 using seqi::testing::base_seed;
@@ -58,3 +59,5 @@ BOOST_AUTO_TEST_CASE(every_other_text_is_left_to_the_general_reader) {
     BOOST_TEST(x == Rational(2, 7), text);
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

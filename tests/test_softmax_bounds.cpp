@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE softmax_bounds
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -11,6 +10,8 @@
 #include "seqi/certification/softmax_bounds.hpp"
 
 #include <boost/multiprecision/mpfr.hpp>
+
+BOOST_AUTO_TEST_SUITE(test_softmax_bounds)
 
 using namespace seqi;
 
@@ -359,3 +360,4 @@ BOOST_AUTO_TEST_CASE(tau_star_ratio_within_precision_of_one) {
   BOOST_TEST((to_mp<Hp>(t.lower) <= tau_ref(2, 1, D, q(1, 2))));
 }
 
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE spread_slots
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -10,6 +9,8 @@
 #include "seqi/construction/spread_slots.hpp"
 #include "distinct_targets.hpp"
 #include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_spread_slots)
 
 using namespace seqi;
 
@@ -155,3 +156,5 @@ BOOST_AUTO_TEST_CASE(certificate_checks_one_run_per_target_and_fails_on_a_split_
   BOOST_TEST_REQUIRE((check != hard.checks.end()));
   BOOST_TEST(check->passed, check->detail);
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE sweep
 // Seeded random sweep of the whole pipeline in-process: build the interpolating transformer,
 // certify it exactly (hardmax, bounds and brute Lemma P), in softmax, and compare the dense
 // reference forward pass with the targets. Plus adversarial shapes built by hand.
@@ -22,6 +21,8 @@
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/model/transformer.hpp"
 #include "seqi/numbers/point_set.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_sweep)
 
 using namespace seqi;
 
@@ -487,3 +488,5 @@ BOOST_AUTO_TEST_CASE(high_dimension_tokens_differing_in_one_coordinate) {
   }
   BOOST_TEST_CONTEXT(data.name) { certify_all(data, base_seed(), 2); }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,4 +1,3 @@
-#define BOOST_TEST_MODULE threads
 // Per-sequence work on several threads (seqi/core/parallel.hpp, verify --threads): every index
 // once, the sequential loop's exception, and certificates identical for any thread count.
 #include <boost/test/unit_test.hpp>
@@ -21,6 +20,8 @@
 #include "seqi/model/token_state.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/report/summary.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_threads)
 
 using namespace seqi;
 namespace fs = std::filesystem;
@@ -139,3 +140,5 @@ BOOST_AUTO_TEST_CASE(constructions_are_identical_on_1_2_and_5_threads) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

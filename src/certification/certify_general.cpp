@@ -5,7 +5,7 @@
 #include "seqi/certification/bisection.hpp"
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/distance_enclosure.hpp"
-#include "seqi/certification/double_cross_check.hpp"
+#include "seqi/replay/float_replays.hpp"
 #include "seqi/forward/general_forward.hpp"
 #include "seqi/certification/general_models.hpp"
 
@@ -184,7 +184,7 @@ Certificate certify_general_softmax(const Dataset& data, const Transformer<Ratio
   sf.precision = opt.precision_bits;
   for (const auto& r : cert.general ? cert.general->sequences : f.sequences)
     sf.max_enclosure_radius = std::max(sf.max_enclosure_radius, r.enclosure_radius);
-  const auto dbl = double_cross_check(model, data, opt.tau->convert_to<double>(), std::nullopt, {});
+  const auto dbl = replay_float64_and_float32(model, data, opt.tau->convert_to<double>(), std::nullopt, {});
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.softmax = sf;
   cert.general = std::move(f);

@@ -1,8 +1,8 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
-#include "seqi/certification/double_cross_check.hpp"
-#include "seqi/certification/float_reference.hpp"
-#include "seqi/certification/float_run_check.hpp"
+#include "seqi/replay/float_replays.hpp"
+#include "seqi/float_statement/float_reference.hpp"
+#include "seqi/certification/statement_check.hpp"
 
 namespace seqi {
 namespace {
@@ -45,7 +45,7 @@ FloatRunFacts certify_exact_pass(Certificate& cert, const Dataset& data, const C
 Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
                                          const Execution& exec) {
   // The replays' first stage starts at once, on the core the checks below leave idle.
-  BackgroundCrossCheck replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
   Certificate cert;
   cert.setting = Setting::hardmax;
   cert.construction = summary_of(built.record);
@@ -81,7 +81,7 @@ Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rationa
   ExactForward pass(inputs_of(data));
   for (const auto& b : model.blocks) pass.apply_block(b);
   add_interpolation_check(cert, data, outputs_of(pass.state()));
-  const auto dbl = double_cross_check(model, data, std::nullopt, std::nullopt, {});
+  const auto dbl = replay_float64_and_float32(model, data, std::nullopt, std::nullopt, {});
   cert.conditioning.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
   add_float_run_check(cert, data, model, Setting::hardmax, 1);

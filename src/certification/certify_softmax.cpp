@@ -9,9 +9,9 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/certification/construction_checks.hpp"
-#include "seqi/certification/double_cross_check.hpp"
-#include "seqi/certification/float_reference.hpp"
-#include "seqi/certification/float_run_check.hpp"
+#include "seqi/replay/float_replays.hpp"
+#include "seqi/float_statement/float_reference.hpp"
+#include "seqi/certification/statement_check.hpp"
 #include "seqi/certification/softmax_bounds.hpp"
 #include "seqi/numbers/bit_limit.hpp"
 #include "seqi/core/sharding.hpp"
@@ -225,7 +225,7 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
 Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
                                          const Execution& exec) {
   std::optional<FloatRunFacts> float_run;
-  BackgroundCrossCheck replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
   Certificate cert = certify_softmax_exactly(data, built, opt, exec, float_run);
   if (!cert.softmax) return cert;  // stopped before tau was fixed: nothing to replay
   const SoftmaxFacts& facts = *cert.softmax;

@@ -3,6 +3,7 @@
 #include <cfenv>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace seqi {
 
@@ -13,7 +14,14 @@ UpwardRounding::UpwardRounding() : previous_(std::fegetround()) {
 
 UpwardRounding::~UpwardRounding() { std::fesetround(previous_); }
 
+void require_upward_rounding(const char* where) {
+  if (std::fegetround() != FE_UPWARD)
+    throw std::logic_error(std::string(where) + " requires upward rounding (seqi::UpwardRounding), and the "
+                           "floating-point rounding mode is not upward: an internal error of seqi");
+}
+
 MidRad mid_rad(const Rational& q) {
+  expect_upward_rounding("mid_rad");
   const double x = mpq_get_d(q.backend().data());  // truncation toward zero: integer-based
   return {x, std::fabs(x) * 0x1p-51 + 0x1p-1073};
 }
@@ -24,11 +32,15 @@ double magnitude_up(const Rational& q) {
 }
 
 double gamma_up(std::size_t n, double unit) {
+  expect_upward_rounding("gamma_up");
   const double nu = static_cast<double>(n) * unit;
   if (nu > 0.25) throw std::domain_error("gamma_n needs n u <= 1/4");
   return nu * (1 + 2 * nu);
 }
 
-double lower_difference(double a, double b) { return -((-a) + b); }
+double lower_difference(double a, double b) {
+  expect_upward_rounding("lower_difference");
+  return -((-a) + b);
+}
 
 }  // namespace seqi

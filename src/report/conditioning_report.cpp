@@ -14,7 +14,7 @@ nlohmann::json exact_or_null(const std::optional<Rational>& m) {
   return m ? nlohmann::json(to_string(*m)) : nlohmann::json(nullptr);
 }
 
-std::string run_text(const FloatRun& r) {
+std::string run_text(const ReplayOutcome& r) {
   return r.scalar + " " + r.rule + ": max relative Hausdorff distance " + three_digits(r.max_relative_hausdorff) + ", " +
          std::to_string(r.sequences_off_target) + " of " + std::to_string(r.sequences_checked) +
          " sequences above " + three_digits(r.tolerance) + ", " + std::to_string(r.wrong_leader) + " wrong-leader tokens, " +

@@ -8,7 +8,7 @@
 
 #include "seqi/certification/conditioning.hpp"
 #include "seqi/certification/counts.hpp"
-#include "seqi/certification/float_run.hpp"
+#include "seqi/float_statement/float_run_facts.hpp"
 #include "seqi/certification/general_facts.hpp"
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"

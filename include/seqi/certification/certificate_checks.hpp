@@ -6,6 +6,7 @@
 
 #include "seqi/certification/certificate.hpp"
 #include "seqi/core/execution.hpp"
+#include "seqi/float_statement/float_run.hpp"
 
 namespace seqi {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "seqi/certification/float_replay.hpp"
+#include "seqi/replay/replay_outcome.hpp"
 #include "seqi/certification/lemma_p.hpp"
 #include "seqi/construction/construction.hpp"
 
@@ -29,7 +29,7 @@ struct ConditioningReport {
   std::optional<Rational> lemma_p_relative;
   // Collapse gap g / max |z| and flat-hat window df / (spread of z and target readings).
   std::optional<Rational> collapse_relative, flat_window_relative;
-  std::vector<FloatRun> float_runs;  // measurements only
+  std::vector<ReplayOutcome> float_runs;  // measurements only
 };
 
 // Weights per phase (the collapse attention layer counts as phase "collapse"). The blocks are

@@ -51,7 +51,7 @@ struct FlatScale {
 // Estimates at or below this (log2) keep lem:flat-scale's default scale.
 constexpr double kFlatScaleLog2Goal = -30;
 // A move from the default is made only if its estimate is at most this: about 1e-6, the
-// tolerance of the float64 replays (double_cross_check.hpp).
+// tolerance of the float64 replays (seqi/replay/float_replays.hpp).
 constexpr double kFlatScaleLog2Tolerance = -20;
 
 // lem:flat-scale's default k, no hat mirrored, when its order exists and its estimate is at

@@ -22,6 +22,22 @@ class UpwardRounding {
   int previous_;
 };
 
+// The rounding contract, checked where it is required (as CGAL checks its protected rounding
+// mode): checked builds (debug builds, without NDEBUG, and the sanitizer builds, which define
+// SEQI_CHECK_ROUNDING) throw std::logic_error from expect_upward_rounding() when the FPU does
+// not round upward; release builds compile it to nothing. Every function documented "Requires
+// UpwardRounding" calls it on entry.
+#if !defined(NDEBUG) || defined(SEQI_CHECK_ROUNDING)
+inline constexpr bool kRoundingChecked = true;
+#else
+inline constexpr bool kRoundingChecked = false;
+#endif
+// Throws std::logic_error naming `where` unless the rounding mode is upward (in every build).
+void require_upward_rounding(const char* where);
+inline void expect_upward_rounding(const char* where) {
+  if constexpr (kRoundingChecked) require_upward_rounding(where);
+}
+
 inline constexpr double kUnitRoundoff = 0x1p-53;   // u of round to nearest
 inline constexpr double kSubnormalMin = 0x1p-1074; // one underflowing product errs by < this
 

@@ -1,4 +1,4 @@
-#include "seqi/certification/replay_sample.hpp"
+#include "seqi/replay/replay_sample.hpp"
 
 #include <algorithm>
 #include <numeric>

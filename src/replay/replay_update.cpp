@@ -1,10 +1,10 @@
-#include "seqi/certification/replay_update.hpp"
+#include "replay/replay_update.hpp"
 
 #include <algorithm>
 
-#include "seqi/certification/replay_clones.hpp"
-#include "seqi/certification/replay_lanes.hpp"
-#include "seqi/certification/replay_readings.hpp"
+#include "replay/replay_clones.hpp"
+#include "replay/replay_lanes.hpp"
+#include "replay/replay_readings.hpp"
 
 namespace seqi {
 namespace {

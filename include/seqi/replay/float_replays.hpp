@@ -1,7 +1,7 @@
 // The same transformer in plain float64 and float32 (hardmax, or softmax at the checked tau)
 // on every sequence: what a float implementation would produce. It is NOT part of any proof:
 // reported beside the certificate, it never decides anything. Cost: two float passes, each over
-// every sequence when its estimate is within kFloatRunCompleteFactor * kFloatRunWorkBudget
+// every sequence when its estimate is within kReplayCompleteFactor * kReplayWorkBudget
 // multiply-adds (every benchmark row of issue 10 fits), else over a sample within the budget.
 #pragma once
 #include <cstddef>
@@ -9,36 +9,36 @@
 #include <optional>
 #include <vector>
 
-#include "seqi/certification/float_replay.hpp"
+#include "seqi/replay/float_replay.hpp"
 
 namespace seqi {
 
-struct DoubleCrossCheck {
-  FloatRun float64, float32;  // tolerances 1e-6 and 1e-3 (relative Hausdorff distance)
+struct FloatReplays {
+  ReplayOutcome float64, float32;  // tolerances 1e-6 and 1e-3 (relative Hausdorff distance)
 };
 
 // attends: per token (global index over all sequences), the token it attends to at the
 // collapse block (from Lemma P); empty to skip the wrong-leader count. threads: as float_run.
-DoubleCrossCheck double_cross_check(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
+FloatReplays replay_float64_and_float32(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                                     std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
                                     unsigned threads = 1);
 
-// double_cross_check started before its facts (tau, attends) exist. With threads >= 2 a
+// replay_float64_and_float32 started before its facts (tau, attends) exist. With threads >= 2 a
 // background thread of the lowest priority (lower_this_threads_priority) builds both float
 // models and runs every chunk's first stage (FloatReplay::run_prefix) while the caller certifies,
 // on the core the caller leaves idle; finish() runs what is left on `threads` threads. The
-// result equals double_cross_check's (which runs through this class) for the same arguments (each chunk computes the same floats
+// result equals replay_float64_and_float32's (which runs through this class) for the same arguments (each chunk computes the same floats
 // whichever thread runs it). model and data must outlive this object.
-class BackgroundCrossCheck {
+class BackgroundReplays {
  public:
-  BackgroundCrossCheck(const Transformer<Rational>& model, const Dataset& data,
+  BackgroundReplays(const Transformer<Rational>& model, const Dataset& data,
                        std::optional<std::size_t> collapse_block, unsigned threads);
-  ~BackgroundCrossCheck();  // stops and joins the background thread if finish() was not called
-  BackgroundCrossCheck(const BackgroundCrossCheck&) = delete;
-  BackgroundCrossCheck& operator=(const BackgroundCrossCheck&) = delete;
+  ~BackgroundReplays();  // stops and joins the background thread if finish() was not called
+  BackgroundReplays(const BackgroundReplays&) = delete;
+  BackgroundReplays& operator=(const BackgroundReplays&) = delete;
 
   // Once per object. Rethrows what the background thread threw (out of memory, for example).
-  DoubleCrossCheck finish(std::optional<double> tau, const std::vector<std::size_t>& attends);
+  FloatReplays finish(std::optional<double> tau, const std::vector<std::size_t>& attends);
 
  private:
   struct Impl;

@@ -1,4 +1,4 @@
-#include "seqi/certification/replay_direction.hpp"
+#include "replay/replay_direction.hpp"
 
 #include <cmath>
 

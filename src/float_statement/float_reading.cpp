@@ -1,4 +1,4 @@
-#include "seqi/certification/float_reading.hpp"
+#include "seqi/float_statement/float_reading.hpp"
 
 #include <algorithm>
 
@@ -18,6 +18,7 @@ std::optional<Rational> multiple_of(const Point& r, const Point& previous) {
 }
 
 VReading v_reading(const StructuredMatrix<Rational>& V, const Point& r) {
+  expect_upward_rounding("v_reading");
   VReading v;
   for (Eigen::Index c = 0; c < r.size(); ++c) v.r_one = v.r_one + magnitude_up(r[c]);
   for (const auto& t : V.terms) {
@@ -35,6 +36,7 @@ VReading v_reading(const StructuredMatrix<Rational>& V, const Point& r) {
 
 ReadingLayer reading_layer(const FeedForward<Rational>& ff, const OneDirectionForm& form,
                            const std::optional<Point>& previous) {
+  expect_upward_rounding("reading_layer");
   ReadingLayer l;
   l.r = form.r;
   for (Eigen::Index c = 0; c < form.r.size(); ++c) {

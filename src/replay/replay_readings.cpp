@@ -1,7 +1,7 @@
-#include "seqi/certification/replay_readings.hpp"
+#include "replay/replay_readings.hpp"
 
-#include "seqi/certification/replay_clones.hpp"
-#include "seqi/certification/replay_lanes.hpp"
+#include "replay/replay_clones.hpp"
+#include "replay/replay_lanes.hpp"
 
 namespace seqi {
 namespace {

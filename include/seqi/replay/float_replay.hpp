@@ -11,31 +11,17 @@
 #include <vector>
 
 #include "seqi/core/dataset.hpp"
+#include "seqi/replay/replay_outcome.hpp"
 #include "seqi/model/transformer.hpp"
 
 namespace seqi {
 
-struct FloatRun {
-  std::string scalar;                 // "float64" or "float32"
-  std::string rule;                   // "hardmax" or "softmax"
-  double tolerance = 0;               // a sequence is off target above this relative distance
-  double max_relative_hausdorff = 0;  // max_j H([T(X_j)], [Y_j]) / max(1, max_{y in Y_j} |y|)
-  std::size_t sequences_off_target = 0;
-  std::size_t wrong_leader = 0;       // collapse tokens whose float argmax is not the certified leader
-  std::size_t nonfinite = 0;          // output tokens with NaN or infinite coordinates
-  std::size_t sequences_checked = 0;  // = sequences unless over the work budget
-  std::size_t sequences = 0;
-  // Set when over the work budget: the seed of the spread of sequences_checked sequences over
-  // the whole dataset that was run (replay_sample.hpp).
-  std::optional<std::uint64_t> sample_seed;
-};
-
 // Multiply-adds a run may spend (2 w d per token and FF layer). A run whose whole estimate is at
-// most kFloatRunCompleteFactor budgets covers every sequence (a complete answer is worth up to
+// most kReplayCompleteFactor budgets covers every sequence (a complete answer is worth up to
 // three times the work of a sample); a larger one covers a seeded spread of the sequences within
 // the budget (replay_sample.hpp) and says so.
-inline constexpr double kFloatRunWorkBudget = 2e11;
-inline constexpr double kFloatRunCompleteFactor = 3;
+inline constexpr double kReplayWorkBudget = 2e11;
+inline constexpr double kReplayCompleteFactor = 3;
 
 // Hausdorff distance between two finite point sets of the same dimension (double).
 double hausdorff_distance(const std::vector<Vec<double>>& a, const std::vector<Vec<double>>& b);
@@ -50,9 +36,9 @@ template <class F>
 class FloatReplay {
  public:
   // The float model (weights rounded to nearest) and the sequences it covers: every one when the
-  // whole estimate is within kFloatRunCompleteFactor * budget, else a sample within `budget`.
+  // whole estimate is within kReplayCompleteFactor * budget, else a sample within `budget`.
   FloatReplay(const Transformer<Rational>& model, const Dataset& data, std::optional<std::size_t> collapse_block,
-              double tolerance, double budget = kFloatRunWorkBudget);
+              double tolerance, double budget = kReplayWorkBudget);
   ~FloatReplay();
   FloatReplay(const FloatReplay&) = delete;
   FloatReplay& operator=(const FloatReplay&) = delete;
@@ -63,7 +49,7 @@ class FloatReplay {
   // Stage 2 of chunk c, after its stage 1. tau and attends: as float_run.
   void run_rest(std::size_t c, std::optional<double> tau, const std::vector<std::size_t>& attends);
   // After stage 2 of every chunk.
-  FloatRun result(std::optional<double> tau) const;
+  ReplayOutcome result(std::optional<double> tau) const;
 
  private:
   struct Impl;
@@ -76,8 +62,8 @@ class FloatReplay {
 // threads: chunks of sequences run in parallel; the result does not depend on it. budget: the
 // work budget (multiply-adds) deciding the sample (replay_sample.hpp).
 template <class F>
-FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
+ReplayOutcome run_replay(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
-                   double tolerance, unsigned threads = 1, double budget = kFloatRunWorkBudget);
+                   double tolerance, unsigned threads = 1, double budget = kReplayWorkBudget);
 
 }  // namespace seqi

@@ -1,5 +1,6 @@
-// The float64 statement of lem:float-run as a certificate check: not required, so it never
-// changes `verified` (which is about the exact model); its outcome is kept in cert.float_run.
+// The float64 statement of lem:float-run (computed in src/float_statement) as a certificate
+// check: not required, so it never changes `verified` (which is about the exact model); its
+// outcome is kept in cert.float_run.
 #pragma once
 #include "seqi/certification/certificate.hpp"
 

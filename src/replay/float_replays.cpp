@@ -1,4 +1,4 @@
-#include "seqi/certification/double_cross_check.hpp"
+#include "seqi/replay/float_replays.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -12,16 +12,16 @@
 
 namespace seqi {
 
-DoubleCrossCheck double_cross_check(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
+FloatReplays replay_float64_and_float32(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                                     std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
                                     unsigned threads) {
-  BackgroundCrossCheck check(model, data, collapse_block, threads);
+  BackgroundReplays check(model, data, collapse_block, threads);
   return check.finish(tau, attends);
 }
 
 // Stage-1 units 0 .. chunks64 - 1 are the float64 replay's chunks, the rest the float32 one's;
 // each is claimed once through `next`, by the background thread or by finish().
-struct BackgroundCrossCheck::Impl {
+struct BackgroundReplays::Impl {
   const Transformer<Rational>& model;
   const Dataset& data;
   std::optional<std::size_t> collapse_block;
@@ -69,18 +69,18 @@ struct BackgroundCrossCheck::Impl {
   }
 };
 
-BackgroundCrossCheck::BackgroundCrossCheck(const Transformer<Rational>& model, const Dataset& data,
+BackgroundReplays::BackgroundReplays(const Transformer<Rational>& model, const Dataset& data,
                                            std::optional<std::size_t> collapse_block, unsigned threads)
     : impl_(std::make_unique<Impl>(model, data, collapse_block, threads)) {
   if (threads >= 2) impl_->background = std::thread([this] { impl_->run_in_background(); });
 }
 
-BackgroundCrossCheck::~BackgroundCrossCheck() {
+BackgroundReplays::~BackgroundReplays() {
   impl_->stop = true;
   if (impl_->background.joinable()) impl_->background.join();
 }
 
-DoubleCrossCheck BackgroundCrossCheck::finish(std::optional<double> tau, const std::vector<std::size_t>& attends) {
+FloatReplays BackgroundReplays::finish(std::optional<double> tau, const std::vector<std::size_t>& attends) {
   Impl& m = *impl_;
   const unsigned threads = std::max(1u, m.threads);  // 0 would leave stage 1 undone
   if (m.background.joinable()) {

@@ -1,4 +1,4 @@
-#include "seqi/certification/enclosure_order.hpp"
+#include "seqi/float_statement/enclosure_order.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +20,7 @@ double min_keeping_nan(double x, double y) { return (std::isnan(x) || x <= y) ? 
 
 void EnclosureOrder::rebuild(const std::vector<double>& lo, const std::vector<double>& hi,
                              const std::vector<double>& e, const std::vector<double>& rho) {
+  expect_upward_rounding("EnclosureOrder::rebuild");
   sorted_.clear();
   aside_.assign(lo.size(), 0);
   aside_list_.clear();
@@ -52,6 +53,7 @@ void EnclosureOrder::rebuild(const std::vector<double>& lo, const std::vector<do
 
 void EnclosureOrder::moved(std::size_t i, const std::vector<double>& lo, const std::vector<double>& hi,
                            const std::vector<double>& e, const std::vector<double>& rho) {
+  expect_upward_rounding("EnclosureOrder::moved");
   if (aside_[i]) return;
   aside_[i] = 1;
   aside_list_.push_back(i);
@@ -84,6 +86,7 @@ std::pair<std::size_t, std::size_t> EnclosureOrder::entries_meeting(double a, do
 
 std::vector<std::size_t> EnclosureOrder::meeting(double a, double b, const std::vector<double>& lo,
                                                  const std::vector<double>& hi) const {
+  expect_upward_rounding("EnclosureOrder::meeting");
   std::vector<std::size_t> out;
   const auto [first, last] = entries_meeting(a, b);
   for (std::size_t k = first; k < last; ++k) {

@@ -1,7 +1,8 @@
-#include "seqi/certification/float_run_check.hpp"
+#include "seqi/certification/statement_check.hpp"
 
 #include <cstdio>
 
+#include "seqi/float_statement/float_run.hpp"
 #include "seqi/numbers/display.hpp"
 
 namespace seqi {

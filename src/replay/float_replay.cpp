@@ -1,15 +1,15 @@
-#include "seqi/certification/float_replay.hpp"
+#include "seqi/replay/float_replay.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-#include "seqi/certification/replay_clones.hpp"
-#include "seqi/certification/replay_direction.hpp"
-#include "seqi/certification/replay_readings.hpp"
-#include "seqi/certification/replay_sample.hpp"
-#include "seqi/certification/replay_update.hpp"
+#include "replay/replay_clones.hpp"
+#include "replay/replay_direction.hpp"
+#include "replay/replay_readings.hpp"
+#include "seqi/replay/replay_sample.hpp"
+#include "replay/replay_update.hpp"
 #include "seqi/core/parallel.hpp"
 
 namespace seqi {
@@ -206,7 +206,7 @@ struct FloatReplay<F>::Impl {
   int dimension = 0;
   std::optional<std::size_t> collapse_block;
   double tolerance = 0;
-  FloatRun run;  // the fields known before replaying
+  ReplayOutcome run;  // the fields known before replaying
   std::vector<FloatBlock<F>> blocks;
   std::size_t prefix_end = 0;
   ReplayedSequences seqs;
@@ -286,7 +286,7 @@ FloatReplay<F>::FloatReplay(const Transformer<Rational>& model, const Dataset& d
     global_begin.push_back(global_begin.back() + pair.input.size());
   }
   const double whole = per_token * static_cast<double>(global_begin.back());
-  const double allowed = whole <= kFloatRunCompleteFactor * budget ? whole : budget;
+  const double allowed = whole <= kReplayCompleteFactor * budget ? whole : budget;
   m.seqs = {replay_sample(lengths, per_token, allowed, kReplaySampleSeed), {0}, {}};
   for (const std::size_t j : m.seqs.chosen) {
     m.seqs.begin.push_back(m.seqs.begin.back() + lengths[j]);
@@ -357,8 +357,8 @@ void FloatReplay<F>::run_rest(std::size_t c, std::optional<double> tau, const st
 }
 
 template <class F>
-FloatRun FloatReplay<F>::result(std::optional<double> tau) const {
-  FloatRun run = impl_->run;
+ReplayOutcome FloatReplay<F>::result(std::optional<double> tau) const {
+  ReplayOutcome run = impl_->run;
   run.rule = tau ? "softmax" : "hardmax";
   for (const auto& r : impl_->results) {
     run.max_relative_hausdorff = std::max(run.max_relative_hausdorff, r.max_relative_hausdorff);
@@ -370,7 +370,7 @@ FloatRun FloatReplay<F>::result(std::optional<double> tau) const {
 }
 
 template <class F>
-FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
+ReplayOutcome run_replay(const Transformer<Rational>& model, const Dataset& data, std::optional<double> tau,
                    std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
                    double tolerance, unsigned threads, double budget) {
   FloatReplay<F> replay(model, data, collapse_block, tolerance, budget);
@@ -383,10 +383,10 @@ FloatRun float_run(const Transformer<Rational>& model, const Dataset& data, std:
 
 template class FloatReplay<double>;
 template class FloatReplay<float>;
-template FloatRun float_run<double>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
+template ReplayOutcome run_replay<double>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
                                     std::optional<std::size_t>, const std::vector<std::size_t>&, double,
                                     unsigned, double);
-template FloatRun float_run<float>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
+template ReplayOutcome run_replay<float>(const Transformer<Rational>&, const Dataset&, std::optional<double>,
                                    std::optional<std::size_t>, const std::vector<std::size_t>&, double,
                                    unsigned, double);
 

@@ -1,4 +1,5 @@
-#include "seqi/certification/score_enclosure.hpp"
+#include "seqi/float_statement/score_enclosure.hpp"
+#include "seqi/numbers/upward.hpp"
 
 #include <cmath>
 
@@ -14,6 +15,7 @@ void append_mid_rad(const Point& x, std::vector<MidRad>& out) {
 }
 
 ScoreEnclosure enclose_score(const MidRad* a, const MidRad* x, std::size_t d) {
+  expect_upward_rounding("enclose_score");
   double up = 0, down = 0, r = 0;  // down: minus a lower bound of the centre sum
   for (std::size_t c = 0; c < d; ++c) {
     const MidRad am = a[c], xm = x[c];
@@ -26,6 +28,7 @@ ScoreEnclosure enclose_score(const MidRad* a, const MidRad* x, std::size_t d) {
 
 std::optional<std::size_t> argmax_shown_by_enclosures(const std::vector<ScoreEnclosure>& scores,
                                                       const std::function<double(std::size_t, std::size_t)>& need) {
+  expect_upward_rounding("argmax_shown_by_enclosures");
   if (scores.empty()) return std::nullopt;
   std::size_t top = 0;
   for (std::size_t l = 1; l < scores.size(); ++l)

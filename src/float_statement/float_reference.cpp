@@ -1,4 +1,4 @@
-#include "seqi/certification/float_reference.hpp"
+#include "seqi/float_statement/float_reference.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +24,7 @@ std::size_t ExactReference::size() const {
 }
 
 void ExactReference::box(std::size_t i, double* mid, double& rad) const {
+  expect_upward_rounding("ExactReference::box");
   if (exact_) return point_box(exact_->state().tokens[i], mid, rad);
   const CarriedToken& t = carried_->tokens()[i];
   if (t.is_exact()) return point_box(t.p, mid, rad);

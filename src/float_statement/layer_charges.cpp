@@ -1,4 +1,5 @@
-#include "seqi/certification/layer_charges.hpp"
+#include "seqi/float_statement/layer_charges.hpp"
+#include "seqi/numbers/upward.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -52,6 +53,7 @@ void LayerCharges::build(std::size_t n) {
 }
 
 Charge LayerCharges::owed(std::size_t from, std::size_t to, double t, double x) {
+  expect_upward_rounding("LayerCharges::owed");
   if (from > to || to > layers_) throw std::out_of_range("LayerCharges::owed: bad layer range");
   Charge sum;
   auto add = [&](std::size_t n) {

@@ -1,0 +1,239 @@
+// lem:float-run (Float64 run, proofs/float-run.tex): the float run of the model bounded block by
+// block beside the exact run (FloatRunBound), and the state it keeps per token: the inputs rounded
+// to nearest double (step 0) and the norms of a token's box. The steps of the proof are in
+// attention_bound.cpp (lem:float-attention, lem:float-softmax), feed_forward_bound.cpp
+// (lem:float-ff), sparse_feed_forward_bound.cpp (lem:float-run-sparse) and weight_bounds.cpp (the
+// bounds that depend on the weights alone); propagation.hpp holds the analysis and its invariants.
+#include "seqi/float_statement/float_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "float_statement/propagation.hpp"
+#include "float_statement/weight_bounds.hpp"
+#include "seqi/float_statement/float_reference.hpp"
+#include "seqi/forward/one_direction_ff.hpp"
+#include "seqi/numbers/upward.hpp"
+
+namespace seqi {
+namespace float_run_detail {
+
+std::string Propagation::where(std::size_t i) const {
+  const auto j = static_cast<std::size_t>(std::upper_bound(begin_.begin(), begin_.end(), i) - begin_.begin()) - 1;
+  return "sequence " + std::to_string(j + 1) + ", token " + std::to_string(i - begin_[j] + 1);
+}
+
+// Inputs rounded to nearest double: e_i = u max_c |x_ic| (lem:float-run, step 0).
+std::optional<std::string> Propagation::start() {
+  for (std::size_t i = 0; i < e_.size(); ++i) {
+    refresh(i);
+    if (const Point* x = ref_.point(i))
+      for (Eigen::Index c = 0; c < x->size(); ++c)
+        if (!in_relative_range((*x)[c]))
+          return where(i) + ": " + *out_of_range((*x)[c], "coordinate " + std::to_string(c + 1));
+    e_[i] = u * exact_inf(i);
+  }
+  return std::nullopt;
+}
+
+// Frees every per-token and per-layer bound once the bound has stopped (nothing reads them then):
+// about 65 bytes per token and 8 per coordinate, alive through the rest of the exact pass otherwise.
+void Propagation::release() {
+  for (auto* v : {&mid_, &rad_, &e_, &rho_, &t_lo_, &t_hi_, &mid_max_}) std::vector<double>().swap(*v);
+  std::vector<std::size_t>().swap(stamp_);
+  std::vector<std::size_t>().swap(argmax_);
+  order_ = EnclosureOrder();
+  right_ = LayerCharges(0);
+  left_ = LayerCharges(0);
+}
+
+// Every box after a layer that may change every token (every bound settled).
+void Propagation::refresh_all() {
+  for (std::size_t i = 0; i < e_.size(); ++i) refresh(i);
+  readings_current_ = false;
+}
+
+// Largest |x*_c| bound over coordinates of token i.
+double Propagation::exact_inf(std::size_t i) const {
+  double x = 0;
+  for (std::size_t c = 0; c < d_; ++c) x = std::max(x, std::fabs(mid_[i * d_ + c]) + rad_[i]);
+  return x;
+}
+
+// >= |xhat_i - xhat_l|_1.
+double Propagation::difference_one(std::size_t i, std::size_t l) const {
+  double x = 0;
+  for (std::size_t c = 0; c < d_; ++c)  // each difference rounded up in both orders
+    x = x + std::max(mid_[i * d_ + c] - mid_[l * d_ + c], mid_[l * d_ + c] - mid_[i * d_ + c]);
+  return x + static_cast<double>(d_) * (rad_[i] + rad_[l] + e_[i] + e_[l]);
+}
+
+// >= |x*_i|_1 (sum over coordinates of the box bound).
+double Propagation::exact_one(std::size_t i) const {
+  double x = 0;
+  for (std::size_t c = 0; c < d_; ++c) x = x + std::fabs(mid_[i * d_ + c]) + rad_[i];
+  return x;
+}
+
+}  // namespace float_run_detail
+
+namespace {
+
+FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, const std::string& why) {
+  facts.certified = false;
+  facts.failure = "block " + std::to_string(block + 1) + " (" + layer + "), " + why;
+  return facts;
+}
+
+}  // namespace
+
+struct FloatRunBound::State {
+  State(const Transformer<Rational>& m, ExactReference& ref, std::vector<std::size_t> begin, Setting k,
+        unsigned threads)
+      : model(m), kind(k), run(ref, std::move(begin), static_cast<std::size_t>(m.dimension), threads, m.blocks.size()),
+        preps(m, threads) {}
+  const Transformer<Rational>& model;
+  Setting kind;
+  float_run_detail::Propagation run;
+  float_run_detail::LayerPreps preps;
+  bool tau_set = false;
+  double tau_inv = 0;
+  std::size_t next_block = 0;
+  std::optional<FloatRunFacts> stopped;  // the facts of a bound that failed
+  void stop(FloatRunFacts facts) {
+    stopped = std::move(facts);
+    run.release();
+  }
+  std::vector<std::size_t> changed;
+};
+
+FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin,
+                             Setting kind, const std::optional<Rational>& tau, unsigned threads)
+    : s_(std::make_unique<State>(model, ref, std::move(begin), kind, threads)) {
+  if (kind == Setting::softmax && tau) set_tau(*tau);
+  if (s_->stopped) return;
+  UpwardRounding up;
+  if (auto f = s_->run.start()) s_->stop(failed(s_->run.facts(), 0, "input", *f));
+}
+
+void FloatRunBound::set_tau(const Rational& tau) {
+  s_->tau_set = true;
+  if (s_->stopped) return;
+  UpwardRounding up;
+  if (auto f = float_run_detail::out_of_range(tau, "tau")) {
+    s_->stop(failed(s_->run.facts(), s_->next_block, "attention", *f));
+    return;
+  }
+  s_->run.set_tau(tau);
+  s_->tau_inv = magnitude_up(1 / tau);
+}
+
+FloatRunBound::~FloatRunBound() = default;
+
+bool FloatRunBound::stopped() const { return s_->stopped.has_value(); }
+
+std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAttention& attention,
+                                                const AdvanceFeedForward& feed_forward) {
+  const auto& block = s_->model.blocks[b];
+  float_run_detail::Propagation& run = s_->run;
+  const bool attends = !block.sa.V.is_zero() || block.sa.rho != 1;  // else the layer maps x to x, in floats too
+  // The rest of the block once the bound has failed: the exact run only (the layer's form from
+  // the preps, computed in batches on the threads).
+  const auto advance_from = [&](bool at_attention) -> std::optional<std::string> {
+    if (at_attention)
+      if (auto f = attention({})) return f;
+    s_->preps.forms_only();
+    return feed_forward(s_->preps.at(b).one);
+  };
+  s_->next_block = b + 1;
+  if (s_->stopped) return advance_from(true);
+  if (s_->kind == Setting::softmax && attends && !block.sa.A.is_zero() && !s_->tau_set)
+    throw std::logic_error("FloatRunBound: set_tau() must precede block " + std::to_string(b + 1));
+  const float_run_detail::LayerPrep& prep = s_->preps.at(b);
+  if (attends) {
+    UpwardRounding up;
+    run.settle_all(b);
+    std::optional<Point> next_direction;
+    if (prep.one) next_direction = prep.one->r;
+    if (auto f = run.attention(block.sa, s_->kind, s_->tau_inv, next_direction)) {
+      s_->stop(failed(run.facts(), b, "attention", *f));
+      return advance_from(true);
+    }
+  }
+  if (auto f = attention(attends ? run.argmax() : std::vector<std::size_t>{})) {
+    s_->stop(failed(run.facts(), b, "attention", "exact run: " + *f));
+    return f;
+  }
+  if (attends) {
+    UpwardRounding up;
+    run.refresh_all();
+  }
+  s_->changed.clear();
+  {
+    UpwardRounding up;
+    if (auto f = run.feed_forward(block.ff, prep, b, s_->changed)) {
+      s_->stop(failed(run.facts(), b, "feed-forward", *f));
+      return feed_forward(prep.one);
+    }
+  }
+  if (auto f = feed_forward(prep.one)) {
+    s_->stop(failed(run.facts(), b, "feed-forward", "exact run: " + *f));
+    return f;
+  }
+  UpwardRounding up;
+  run.refresh_changed(s_->changed, b);
+  return std::nullopt;
+}
+
+FloatRunFacts FloatRunBound::finish() {
+  if (s_->stopped) return *s_->stopped;
+  float_run_detail::Propagation& run = s_->run;
+  UpwardRounding up;
+  run.settle_all(s_->model.blocks.size());
+  FloatRunFacts facts = run.facts();
+  double out_max = 0;
+  for (std::size_t i = 0; i < run.errors().size(); ++i) {
+    facts.delta = std::max(facts.delta, run.errors()[i]);
+    out_max = std::max(out_max, run.exact_inf(i));
+  }
+  facts.certified = true;
+  facts.relative_delta = out_max > 0 ? facts.delta / out_max : facts.delta;
+  return facts;
+}
+
+FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
+                              const Rational& tau, unsigned precision, unsigned threads) {
+  TokenState inputs = inputs_of(data, threads);
+  std::vector<std::size_t> begin = inputs.begin;
+  if (kind == Setting::hardmax) {
+    ExactForward pass(std::move(inputs), threads);
+    ExactReference ref(pass);
+    FloatRunBound bound(model, ref, std::move(begin), kind, std::nullopt, threads);
+    for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
+      (void)bound.block(
+          b,
+          [&](const std::vector<std::size_t>& argmax) {
+            if (argmax.empty())
+              pass.apply_attention(model.blocks[b].sa);
+            else
+              pass.apply_attention_with_proven_argmax(model.blocks[b].sa, argmax);
+            return std::optional<std::string>();
+          },
+          [&](const std::optional<OneDirectionForm>& form) {
+            pass.apply_feed_forward(model.blocks[b].ff, form);
+            return std::optional<std::string>();
+          });
+    return bound.finish();
+  }
+  SoftmaxRun exact(std::move(inputs), tau, precision, threads);
+  FloatRunBound bound(model, exact.view(), std::move(begin), kind, tau, threads);
+  for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
+    (void)bound.block(
+        b, [&](const std::vector<std::size_t>&) { return exact.attention(model.blocks[b].sa); },
+        [&](const std::optional<OneDirectionForm>& form) { return exact.feed_forward(model.blocks[b].ff, form); });
+  return bound.finish();
+}
+
+}  // namespace seqi
+

@@ -1,0 +1,326 @@
+// Helpers shared by the float-run suites (test_float_run, test_float_run_placement,
+// test_float_run_facts): independent oracles of the float and exact runs, the seeded random
+// draws (SEQI_SEED=<seed> replays them) and the checks of a float-run bound against them.
+#pragma once
+#include <boost/test/unit_test.hpp>
+
+#include <boost/multiprecision/mpfr.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "seqi/certification/certificate.hpp"
+#include "seqi/replay/float_replay.hpp"
+#include "seqi/float_statement/float_run.hpp"
+#include "seqi/construction/construction.hpp"
+#include "seqi/io/dataset_json.hpp"
+
+namespace seqi_test::float_run {
+
+using namespace seqi;
+
+// ---------------------------------------------------------------------------------------------
+// Independent oracles, written from Definition def:model / def:float-run, not from the engine.
+// ---------------------------------------------------------------------------------------------
+
+// 500 bits: the reference for softmax (exact up to ~1e-150, far below any delta).
+using Big = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<151>, boost::multiprecision::et_off>;
+
+enum class Order { forward, reverse, pairwise };
+
+inline double sum_in_order(std::vector<double> t, Order order) {
+  if (t.empty()) return 0;
+  if (order == Order::reverse) std::reverse(t.begin(), t.end());
+  if (order != Order::pairwise) {
+    double s = t[0];
+    for (std::size_t i = 1; i < t.size(); ++i) s += t[i];
+    return s;
+  }
+  while (t.size() > 1) {
+    std::vector<double> next;
+    for (std::size_t i = 0; i + 1 < t.size(); i += 2) next.push_back(t[i] + t[i + 1]);
+    if (t.size() % 2) next.push_back(t.back());
+    t = std::move(next);
+  }
+  return t[0];
+}
+
+inline double nearest(const Rational& x) { return x.convert_to<double>(); }  // correctly rounded
+
+using DVec = std::vector<double>;
+
+// Structured product fl(alpha x + sum p (q . x)) with the given summation order.
+inline DVec structured_double(const StructuredMatrix<Rational>& M, const DVec& x, Order o) {
+  std::vector<double> c;
+  for (const auto& t : M.terms) {
+    DVec terms;
+    for (std::size_t k = 0; k < x.size(); ++k) terms.push_back(nearest(t.q[static_cast<Eigen::Index>(k)]) * x[k]);
+    c.push_back(sum_in_order(terms, o));
+  }
+  DVec y(x.size());
+  for (std::size_t k = 0; k < x.size(); ++k) {
+    DVec terms{nearest(M.alpha) * x[k]};
+    for (std::size_t t = 0; t < M.terms.size(); ++t)
+      terms.push_back(nearest(M.terms[t].p[static_cast<Eigen::Index>(k)]) * c[t]);
+    y[k] = sum_in_order(terms, o);
+  }
+  return y;
+}
+
+inline double dot_double(const DVec& a, const DVec& b, Order o) {
+  DVec t;
+  for (std::size_t k = 0; k < a.size(); ++k) t.push_back(a[k] * b[k]);
+  return sum_in_order(t, o);
+}
+
+// Feed-forward layer fl(eta x + W relu(U x + b)); the float pre-activations go to *pre if given.
+inline DVec ff_double(const FeedForward<Rational>& ff, const DVec& x, Order o, DVec* pre = nullptr) {
+  const std::size_t d = x.size();
+  DVec act;
+  for (Eigen::Index k = 0; k < ff.U.rows(); ++k) {
+    DVec t;
+    for (std::size_t c = 0; c < d; ++c) t.push_back(nearest(ff.U(k, static_cast<Eigen::Index>(c))) * x[c]);
+    t.push_back(nearest(ff.b[k]));
+    const double p = sum_in_order(t, o);
+    if (pre) pre->push_back(p);
+    act.push_back(std::max(p, 0.0));
+  }
+  DVec y(d);
+  for (std::size_t c = 0; c < d; ++c) {
+    DVec t{nearest(ff.eta) * x[c]};
+    for (std::size_t k = 0; k < act.size(); ++k)
+      t.push_back(nearest(ff.W(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k))) * act[k]);
+    y[c] = sum_in_order(t, o);
+  }
+  return y;
+}
+
+inline std::vector<DVec> float_forward(const Transformer<Rational>& model, const Sequence& input, Setting kind,
+                                const Rational& tau, Order o) {
+  std::vector<DVec> X;
+  for (const auto& x : input) {
+    DVec v;
+    for (Eigen::Index k = 0; k < x.size(); ++k) v.push_back(nearest(x[k]));
+    X.push_back(v);
+  }
+  const std::size_t d = X[0].size();
+  for (const auto& b : model.blocks) {
+    const auto& sa = b.sa;
+    if (!sa.V.is_zero() || sa.rho != 1) {
+      std::vector<DVec> out;
+      for (std::size_t i = 0; i < X.size(); ++i) {
+        DVec v(d, 0.0);
+        if (!sa.V.is_zero()) {
+          const DVec a = structured_double(sa.A, X[i], o);
+          DVec s;
+          for (const auto& xl : X) s.push_back(dot_double(a, xl, o));
+          DVec m(d);
+          if (kind == Setting::hardmax) {
+            const double top = *std::max_element(s.begin(), s.end());
+            for (std::size_t c = 0; c < d; ++c) {
+              DVec t;
+              for (std::size_t l = 0; l < X.size(); ++l)
+                if (s[l] == top) t.push_back(X[l][c]);
+              m[c] = sum_in_order(t, o) / static_cast<double>(t.size());
+            }
+          } else {
+            const double th = nearest(tau);
+            for (auto& x : s) x = x / th;
+            const double top = *std::max_element(s.begin(), s.end());
+            DVec w;
+            for (double x : s) w.push_back(std::exp(x - top));
+            const double Z = sum_in_order(w, o);
+            for (std::size_t c = 0; c < d; ++c) {
+              DVec t;
+              for (std::size_t l = 0; l < X.size(); ++l) t.push_back(w[l] * X[l][c]);
+              m[c] = sum_in_order(t, o) / Z;
+            }
+          }
+          v = structured_double(sa.V, m, o);
+        }
+        DVec y(d);
+        for (std::size_t c = 0; c < d; ++c)
+          y[c] = sa.V.is_zero() ? nearest(sa.rho) * X[i][c] : sum_in_order({nearest(sa.rho) * X[i][c], v[c]}, o);
+        out.push_back(y);
+      }
+      X = std::move(out);
+    }
+    for (auto& x : X) x = ff_double(b.ff, x, o);
+  }
+  return X;
+}
+
+// The exact run in Big (hardmax decided on exact rationals, softmax weights at 500 bits).
+template <class S>
+inline Vec<S> cast(const Point& p) {
+  Vec<S> v(p.size());
+  for (Eigen::Index k = 0; k < p.size(); ++k) v[k] = S(p[k]);
+  return v;
+}
+
+inline std::vector<Vec<Big>> exact_forward(const Transformer<Rational>& model, const Sequence& input, Setting kind,
+                                    const Rational& tau) {
+  if (kind == Setting::hardmax) {  // exact rationals throughout
+    std::vector<Point> X = input;
+    for (const auto& b : model.blocks) {
+      if (!b.sa.V.is_zero()) {
+        std::vector<Point> out;
+        for (const auto& xi : X) {
+          const Point a = b.sa.A.apply(xi);
+          std::vector<Rational> s;
+          for (const auto& xl : X) s.push_back(dot(a, xl));
+          const Rational top = *std::max_element(s.begin(), s.end());
+          Point m = Point::Zero(xi.size());
+          long count = 0;
+          for (std::size_t l = 0; l < X.size(); ++l)
+            if (s[l] == top) m += X[l], ++count;
+          out.push_back(Point(xi * b.sa.rho + b.sa.V.apply(Point(m / Rational(count)))));
+        }
+        X = out;
+      } else {
+        for (auto& x : X) x = x * b.sa.rho;
+      }
+      for (auto& x : X) {
+        Point y = x * b.ff.eta;
+        for (Eigen::Index k = 0; k < b.ff.U.rows(); ++k) {
+          const Rational pre = dot(Point(b.ff.U.row(k).transpose()), x) + b.ff.b[k];
+          if (pre > 0) y += b.ff.W.col(k) * pre;
+        }
+        x = y;
+      }
+    }
+    std::vector<Vec<Big>> out;
+    for (const auto& x : X) out.push_back(cast<Big>(x));
+    return out;
+  }
+  std::vector<Vec<Big>> X;
+  for (const auto& x : input) X.push_back(cast<Big>(x));
+  const Big t(tau);
+  auto apply = [](const StructuredMatrix<Rational>& M, const Vec<Big>& x) {
+    Vec<Big> y = x * Big(M.alpha);
+    for (const auto& term : M.terms) y += cast<Big>(term.p) * cast<Big>(term.q).dot(x);
+    return y;
+  };
+  for (const auto& b : model.blocks) {
+    if (!b.sa.V.is_zero()) {
+      std::vector<Vec<Big>> out;
+      for (const auto& xi : X) {
+        const Vec<Big> a = apply(b.sa.A, xi);
+        std::vector<Big> s;
+        for (const auto& xl : X) s.push_back(a.dot(xl) / t);
+        const Big top = *std::max_element(s.begin(), s.end());
+        Vec<Big> m = Vec<Big>::Zero(xi.size());
+        Big Z = 0;
+        for (std::size_t l = 0; l < X.size(); ++l) {
+          const Big w = exp(s[l] - top);
+          Z += w;
+          m += X[l] * w;
+        }
+        out.push_back(xi * Big(b.sa.rho) + apply(b.sa.V, Vec<Big>(m / Z)));
+      }
+      X = out;
+    } else {
+      for (auto& x : X) x = x * Big(b.sa.rho);
+    }
+    for (auto& x : X) {
+      Vec<Big> y = x * Big(b.ff.eta);
+      for (Eigen::Index k = 0; k < b.ff.U.rows(); ++k) {
+        const Big pre = cast<Big>(Point(b.ff.U.row(k).transpose())).dot(x) + Big(b.ff.b[k]);
+        if (pre > 0) y += cast<Big>(Point(b.ff.W.col(k))) * pre;
+      }
+      x = y;
+    }
+  }
+  return X;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random small models
+// ---------------------------------------------------------------------------------------------
+
+inline std::uint64_t base_seed(const char* who) {
+  const char* s = std::getenv("SEQI_SEED");
+  const std::uint64_t seed = s ? std::strtoull(s, nullptr, 10) : 20261130;
+  std::cout << "float_run/" << who << ": SEQI_SEED=" << seed << " to replay\n";
+  return seed;
+}
+
+struct Gen {
+  std::mt19937_64 rng;
+  long range(long lo, long hi) { return std::uniform_int_distribution<long>(lo, hi)(rng); }
+  Rational q() { return Rational(range(-9, 9)) / Rational(range(1, 7)); }
+  Point point(int d) {
+    Point p(d);
+    for (int k = 0; k < d; ++k) p[k] = q();
+    return p;
+  }
+  StructuredMatrix<Rational> structured(int d, bool allow_alpha) {
+    StructuredMatrix<Rational> m;
+    if (allow_alpha) m.alpha = q();
+    if (range(0, 1)) m.terms.push_back({point(d), point(d)});
+    return m;
+  }
+  FeedForward<Rational> ff(int d) {
+    FeedForward<Rational> f;
+    const int w = static_cast<int>(range(0, 4));
+    f.eta = q();
+    f.U = Mat<Rational>(w, d);
+    f.W = Mat<Rational>(d, w);
+    f.b = Point(w);
+    for (int k = 0; k < w; ++k) {
+      f.b[k] = q();
+      for (int c = 0; c < d; ++c) f.U(k, c) = q(), f.W(c, k) = q() / 4;
+    }
+    return f;
+  }
+};
+
+// The hardmax float runs of `input` in three summation orders lie within delta of the exact run
+// (per coordinate, compared in 151-bit MPFR); counts the runs.
+inline void expect_hardmax_runs_within(const Transformer<Rational>& model, const Sequence& input, double delta, int trial,
+                                std::size_t& runs) {
+  const auto exact = exact_forward(model, input, Setting::hardmax, Rational(1));
+  for (Order o : {Order::forward, Order::reverse, Order::pairwise}) {
+    const auto fl = float_forward(model, input, Setting::hardmax, Rational(1), o);
+    ++runs;
+    for (std::size_t i = 0; i < fl.size(); ++i)
+      for (std::size_t c = 0; c < fl[i].size(); ++c) {
+        const Big err = abs(Big(fl[i][c]) - exact[i][static_cast<Eigen::Index>(c)]);
+        BOOST_TEST((err <= Big(delta) + Big(1e-100)), "trial " << trial << ": float run off by "
+                                                               << err.convert_to<double>() << " > delta " << delta);
+      }
+  }
+}
+
+// The plain double forward pass (the engine's cross-check formulas) lies within delta of a target.
+inline void expect_float_outputs_near_targets(const Dataset& data, const Transformer<Rational>& model, double delta,
+                                       const std::string& name) {
+  const Transformer<double> dm = convert_model<double>(model);
+  for (const auto& pair : data.pairs) {
+    TokenList<double> X;
+    for (const auto& x : pair.input) X.push_back(vector_from_rational<double>(x));
+    for (const auto& y : forward_dense(dm, X)) {
+      double best = 1e300;
+      for (const auto& t : pair.output)
+        best = std::min(best, (y - vector_from_rational<double>(t)).cwiseAbs().maxCoeff());
+      BOOST_TEST(best <= delta, name << ": a float output is " << best << " from every target");
+    }
+  }
+}
+
+// Two bounds of the same float run state the same facts.
+inline void expect_same_facts(const FloatRunFacts& a, const FloatRunFacts& b) {
+  BOOST_TEST(a.certified == b.certified);
+  BOOST_TEST(a.delta == b.delta);
+  BOOST_TEST(a.failure == b.failure);
+  BOOST_TEST(a.decisions == b.decisions);
+  BOOST_TEST(a.kinks == b.kinks);
+  BOOST_TEST(a.tokens_bounded == b.tokens_bounded);
+}
+
+}  // namespace seqi_test::float_run

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""The project's structure, checked (docs/architecture.md states it):
+
+1. layering: a file of layer L (src/L/, include/seqi/L/) includes only headers of L and of
+   the layers L may depend on (LAYERS below);
+2. size: no source file (src, include, tests, tools, bench, fuzz) over 500 lines;
+3. the certificate's folder holds no float statement or float replay file;
+4. internal headers stay internal: a public header (include/seqi/) never includes an
+   internal one (src/<layer>/*.hpp, included as "<layer>/x.hpp");
+5. the rounding contract: every source that evaluates bounds under upward rounding
+   (uses UpwardRounding, expect_upward_rounding or seqi/numbers/upward.hpp) is compiled with
+   -frounding-math, read from the build's compile_commands.json (unity sources expanded).
+
+Usage: check_structure.py --root SRC_DIR [--build BUILD_DIR]. Exit 0 when every rule holds;
+otherwise each violation is printed and the exit code is 1.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import sys
+
+BELOW = {
+    "numbers": [],
+    "core": ["numbers"],
+    "model": ["core"],
+    "forward": ["model"],
+    "construction": ["model"],
+    "io": ["model"],
+    "float_statement": ["forward"],
+    "replay": ["model"],
+    "certification": ["forward", "construction", "float_statement", "replay"],
+    "report": ["certification", "io"],
+    "cli": ["report"],
+    "distributed": ["cli"],
+}
+
+
+def allowed(layer):
+    """The layers a file of `layer` may include: itself and everything below it."""
+    out, todo = set(), [layer]
+    while todo:
+        l = todo.pop()
+        if l not in out:
+            out.add(l)
+            todo.extend(BELOW[l])
+    return out
+
+
+MAX_LINES = 500
+SOURCE_DIRS = ("src", "include", "tests", "tools", "bench", "fuzz")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
+UPWARD = re.compile(r"UpwardRounding|expect_upward_rounding|seqi/numbers/upward\.hpp")
+
+
+def files_under(root, top, exts):
+    for d, _, names in os.walk(os.path.join(root, top)):
+        for n in sorted(names):
+            if n.endswith(exts):
+                yield os.path.join(d, n)
+
+
+def layer_of(root, path):
+    rel = os.path.relpath(path, root).split(os.sep)
+    if rel[0] == "src" and len(rel) > 2:
+        return rel[1]
+    if rel[:2] == ["include", "seqi"] and len(rel) > 3:
+        return rel[2]
+    return None
+
+
+def check_layering(root, errors):
+    for top in ("src", "include"):
+        for path in files_under(root, top, (".cpp", ".hpp")):
+            layer = layer_of(root, path)
+            if layer is None:
+                continue
+            if layer not in BELOW:
+                errors.append(f"{path}: layer '{layer}' is not in the layer list of {__file__}")
+                continue
+            ok = allowed(layer)
+            for inc in INCLUDE.findall(open(path).read()):
+                parts = inc.split("/")
+                target = parts[1] if parts[0] == "seqi" and len(parts) > 2 else parts[0] if len(parts) > 1 else None
+                if target in BELOW and target not in ok:
+                    errors.append(f"{path}: layer '{layer}' includes \"{inc}\" of layer '{target}', "
+                                  f"which is not below it")
+
+
+def check_sizes(root, errors):
+    for top in SOURCE_DIRS:
+        for path in files_under(root, top, (".cpp", ".hpp")):
+            with open(path) as f:
+                n = sum(1 for _ in f)
+            if n > MAX_LINES:
+                errors.append(f"{path}: {n} lines (at most {MAX_LINES}): split it along its seams")
+
+
+def check_certificate_folder(root, errors):
+    for top in (os.path.join("src", "certification"), os.path.join("include", "seqi", "certification")):
+        for path in files_under(root, top, (".cpp", ".hpp")):
+            name = os.path.basename(path)
+            if name.startswith(("float_", "replay_")) or "replay" in name:
+                errors.append(f"{path}: a float statement or replay file in the certificate's folder "
+                              f"(it belongs in src/float_statement or src/replay)")
+
+
+def check_public_headers(root, errors):
+    for path in files_under(root, os.path.join("include", "seqi"), (".hpp",)):
+        for inc in INCLUDE.findall(open(path).read()):
+            if not inc.startswith("seqi/"):
+                errors.append(f"{path}: a public header includes the internal header \"{inc}\"")
+            elif not os.path.exists(os.path.join(root, "include", inc)):
+                errors.append(f"{path}: includes \"{inc}\", which is not under include/")
+
+
+def compile_flags(build):
+    """Map from each compiled source (unity members expanded) to its compiler arguments."""
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        entries = json.load(f)
+    flags = {}
+    for e in entries:
+        args = e["arguments"] if "arguments" in e else shlex.split(e["command"])
+        path = os.path.realpath(os.path.join(e.get("directory", ""), e["file"]))
+        members = [path]
+        if os.path.basename(os.path.dirname(path)) == "Unity":
+            with open(path) as u:
+                members = [os.path.realpath(m) for m in re.findall(r'^#include "(.+\.cpp)"', u.read(), re.MULTILINE)]
+        for m in members:
+            flags[m] = args
+    return flags
+
+
+def check_rounding_flags(root, build, errors):
+    flags = compile_flags(build)
+    users = 0
+    for path in files_under(root, "src", (".cpp",)):
+        if not UPWARD.search(open(path).read()):
+            continue
+        users += 1
+        real = os.path.realpath(path)
+        if real not in flags:
+            errors.append(f"{path}: uses upward rounding and is not in {build}/compile_commands.json")
+        elif "-frounding-math" not in flags[real]:
+            errors.append(f"{path}: uses upward rounding and is compiled without -frounding-math "
+                          f"(set it on its whole library in CMakeLists.txt)")
+    if users == 0:
+        errors.append("no source uses upward rounding: the rounding check found nothing to check")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--build")
+    a = ap.parse_args()
+    errors = []
+    check_layering(a.root, errors)
+    check_sizes(a.root, errors)
+    check_certificate_folder(a.root, errors)
+    check_public_headers(a.root, errors)
+    if a.build:
+        check_rounding_flags(a.root, a.build, errors)
+    for e in errors:
+        print(e)
+    print(f"structure: {len(errors)} violation(s)")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
