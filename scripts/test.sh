@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage() { local t0=$SECONDS; "$@"; echo "== stage '$*': $((SECONDS - t0)) s (total $SECONDS s)"; }
-stage scripts/install-deps.sh
+stage scripts/install-deps.sh --all
 SEQI_WERROR=ON stage scripts/build.sh
 (cd build && stage ctest --output-on-failure -j"$(nproc)" --label-exclude long)
 if [ "${1:-}" != "--quick" ]; then
