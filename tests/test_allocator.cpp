@@ -1,6 +1,6 @@
 // The programs' malloc (seqi/cli/allocator.hpp): with SEQI_JEMALLOC the test binaries, like
-// verify, run on jemalloc, and GMP's one-limb arrays cost 8 bytes there (the memory saving of
-// issue 16 rests on that); without it, the C library's malloc is named.
+// verify, run on jemalloc, and GMP's one-limb arrays cost 8 bytes there (the memory figures
+// rest on that); without it, the C library's malloc is named.
 #include <boost/test/unit_test.hpp>
 
 #include <gmp.h>
@@ -15,9 +15,9 @@
 
 #ifdef SEQI_WITH_JEMALLOC
 #include <jemalloc/jemalloc.h>
+#endif
 
 BOOST_AUTO_TEST_SUITE(test_allocator)
-#endif
 
 using namespace seqi;
 

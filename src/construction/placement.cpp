@@ -46,18 +46,11 @@ Rational distance_to_set(const std::set<Rational>& s, const Rational& t, const R
   return best;
 }
 
-}  // namespace
-
-void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAttention<Rational>& first_sa,
-                     Rng& rng, Construction& out, unsigned threads) {
+// The places of lem:grouped-places (in a bounded range, lem:bounded-places) recorded in
+// out.record.placement (R, rho, circle_t, collapse, placed); returns m_j per sequence.
+std::vector<std::size_t> record_grouped_places(const Dataset& data, const ShiftedTokens& c, Construction& out) {
   auto& rec = out.record.placement;
   const int d = data.dimension;
-  rec.C = 4;
-  rec.r0 = 1;
-  rec.eps = shrink_factor(c.max_norm_sq(threads), rec.r0);
-  const Point C_e1 = on_plane(d, rec.C, 0);
-
-  // Places grouped by target (lem:grouped-places), in a bounded range (lem:bounded-places).
   GroupedPlaces grouped = grouped_places(data);
   if (grouped.circle_slot_distance)
     out.record.choices.push_back({"slots of the circle places by phase l/m_j (lem:spread-slots): circle leaders of one "
@@ -77,16 +70,113 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
     }
     rec.placed.push_back(std::move(placed));
   }
-  std::vector<Point> places;
-  for (const auto& p : rec.placed) places.insert(places.end(), p.begin(), p.end());
+  return m;
+}
 
-  // Common reading direction with small dyadic entries, and leaders: per sequence the tokens
-  // whose readings are most isolated (lem:leader-choice). Each leader's reading differs from
-  // every other token's and, after the shrink, from every place already taken
-  // (lem:placement); among candidates the largest smallest relative isolation
-  // delta_s / (reading span) wins (lem:relative-window).
-  std::vector<Rational> delta(places.size());
-  std::vector<std::size_t> leader_tokens;
+// One draw of the common reading direction (small dyadic entries) and its leaders: per sequence
+// the tokens whose readings are most isolated (lem:leader-choice). Each leader's reading
+// differs from every other token's and, after the shrink, from every place already taken
+// (lem:placement); the draw scores the smallest relative isolation delta_s / (reading span)
+// (lem:relative-window), nullopt when invalid. Axis or one-arc places (lem:grouped-places (1),
+// (3)): every place reads outside every later window, and each hat keeps its margin from every
+// place: left of every shrunk token (lem:places-left), or, for the axis places, moved into a gap
+// between them (lem:gap-places). Axis places alternate the two kinds of draw, gap first.
+// Writes rec.reading, rec.split, rec.leaders, places and delta (the draw's half-widths).
+class LeaderDraw {
+ public:
+  LeaderDraw(const ShiftedTokens& c, PlacementRecord& rec, Rng& rng, const std::vector<std::size_t>& m,
+             const Point& C_e1, unsigned threads, std::vector<Point>& places, std::vector<Rational>& delta)
+      : c_(c), rec_(rec), rng_(rng), m_(m), C_e1_(C_e1), threads_(threads), places_left_(rec.places_left()),
+        axis_places_(places), places_(places), delta_(delta) {}
+
+  std::optional<Rational> operator()(const Integer& range) {
+    rec_.reading = dyadic_direction(rng_, static_cast<int>(C_e1_.size()), static_cast<int>(boost::multiprecision::msb(range)));
+    places_ = axis_places_;
+    rec_.split.reset();
+    const auto t = readings_of_draw();  // t[i] = r . x_i
+    if (!t) return std::nullopt;
+    return isolation_of_leaders(*t);
+  }
+
+ private:
+  // The draw's reading (moved to read a gap, or to keep the places left) and every token's reading.
+  std::optional<std::vector<Rational>> readings_of_draw() {
+    std::vector<Rational> t;
+    if (rec_.axis_places() && draw_++ % 2 == 0) {
+      rec_.reading = gap_reading(rec_.reading);
+      t = c_.readings(rec_.reading, threads_);
+      std::vector<Rational> shrunk(t.size());
+      const Rational base = dot(rec_.reading, C_e1_);
+      for_each_index(t.size(), threads_, [&](std::size_t i) { shrunk[i] = rec_.eps * t[i] + base; });
+      rec_.split = split_reading(std::move(shrunk), abs(rec_.reading[1]));
+      if (!rec_.split) return std::nullopt;
+      places_ = places_reading(axis_places_, rec_.reading, *rec_.split);
+      for (std::size_t k = 0; k < places_.size(); ++k)  // lem:gap-places (1): keeps Lemma P's margin
+        if (!(abs(places_[k][1] - axis_places_[k][1]) < 2)) return std::nullopt;
+    } else if (places_left_) {
+      auto left = reading_with_places_left(rec_.reading, places_,
+                                           [&](const Point& r) { return c_.readings(r, threads_); }, rec_.eps, C_e1_,
+                                           threads_, &t);  // lem:places-left
+      if (!left) return std::nullopt;
+      rec_.reading = std::move(*left);
+    } else {
+      t = c_.readings(rec_.reading, threads_);
+    }
+    return t;
+  }
+
+  // The leaders of readings t, their hats' half-widths (lem:hat-margin) and the draw's score.
+  std::optional<Rational> isolation_of_leaders(const std::vector<Rational>& t) {
+    const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
+    const Rational span = *tmax - *tmin;
+    const auto gap = reading_gaps(t, span > 0 ? span : Rational(1));
+    rec_.leaders = most_isolated_leaders(c_.layout(), gap, m_);
+    std::vector<std::size_t> leader_tokens;
+    for (const auto& l : rec_.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
+    const Rational base = dot(rec_.reading, C_e1_);
+    Rational lo = base + rec_.eps * *tmin, hi = base + rec_.eps * *tmax;
+    std::vector<Rational> leader_t;
+    for (std::size_t q : leader_tokens) leader_t.push_back(t[q]);
+    const auto order = decreasing_reading_order(leader_t);  // lem:hat-order
+    std::set<Rational> taken, all_places;
+    if (places_left_)
+      for (const auto& p : places_) all_places.insert(dot(rec_.reading, p));
+    for (std::size_t s = 0; s < order.size(); ++s) {
+      const std::size_t k = order[s], q = leader_tokens[k];
+      Rational g = gap[q];
+      if (s > 0)  // reads shrunk coordinates eps x + C e1
+        g = std::min(g * rec_.eps,
+                     distance_to_set(places_left_ ? all_places : taken, rec_.eps * t[q] + base, g * rec_.eps));
+      if (g == 0) return std::nullopt;
+      delta_[k] = hat_half_width_with_margin(g);  // lem:hat-margin
+      const Rational placed_reading = dot(rec_.reading, places_[k]);
+      taken.insert(placed_reading);
+      lo = std::min(lo, placed_reading), hi = std::max(hi, placed_reading);
+    }
+    Rational worst = delta_[order[0]] / (span > 0 ? span : Rational(1));
+    for (std::size_t s = 1; s < order.size(); ++s) worst = std::min(worst, delta_[order[s]] / (hi - lo));
+    return worst;
+  }
+
+  const ShiftedTokens& c_;
+  PlacementRecord& rec_;
+  Rng& rng_;
+  const std::vector<std::size_t>& m_;
+  const Point& C_e1_;
+  unsigned threads_;
+  bool places_left_;
+  const std::vector<Point> axis_places_;
+  std::vector<Point>& places_;
+  std::vector<Rational>& delta_;
+  int draw_ = 0;
+};
+
+// The reading and leaders of the best conditioned of a few draws (LeaderDraw), logged in
+// out.record.choices; places and delta as that draw left them.
+void choose_reading_and_leaders(const ShiftedTokens& c, Rng& rng, const std::vector<std::size_t>& m, const Point& C_e1,
+                                unsigned threads, std::vector<Point>& places, std::vector<Rational>& delta,
+                                Construction& out) {
+  auto& rec = out.record.placement;
   struct Candidate {
     Point reading;
     std::vector<std::vector<std::size_t>> leaders;
@@ -96,83 +186,29 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
   };
   std::vector<Candidate> kept;
   const int candidates = c.size() > 4000 ? 2 : 6;
-  // Axis or one-arc places (lem:grouped-places (1), (3)): every place reads outside every later
-  // window, and each hat keeps its margin from every place: left of every shrunk token
-  // (lem:places-left), or, for the axis places, moved into a gap between them (lem:gap-places).
-  // Axis places alternate the two kinds of draw, gap first; the better conditioned wins.
-  const bool places_left = rec.places_left();
-  const std::vector<Point> axis_places = places;
-  int draw = 0;
+  LeaderDraw draw(c, rec, rng, m, C_e1, threads, places, delta);
   choose_best_conditioned("placement reading direction and leaders", "relative isolation", candidates,
-                          Integer(1) << 20, [&](const Integer& range) -> std::optional<Rational> {
-    rec.reading = dyadic_direction(rng, d, static_cast<int>(boost::multiprecision::msb(range)));
-    std::vector<Rational> t;  // t[i] = r . x_i
-    places = axis_places;
-    rec.split.reset();
-    if (rec.axis_places() && draw++ % 2 == 0) {
-      rec.reading = gap_reading(rec.reading);
-      t = c.readings(rec.reading, threads);
-      std::vector<Rational> shrunk(t.size());
-      const Rational base = dot(rec.reading, C_e1);
-      for_each_index(t.size(), threads, [&](std::size_t i) { shrunk[i] = rec.eps * t[i] + base; });
-      rec.split = split_reading(std::move(shrunk), abs(rec.reading[1]));
-      if (!rec.split) return std::nullopt;
-      places = places_reading(axis_places, rec.reading, *rec.split);
-      for (std::size_t k = 0; k < places.size(); ++k)  // lem:gap-places (1): keeps Lemma P's margin
-        if (!(abs(places[k][1] - axis_places[k][1]) < 2)) return std::nullopt;
-    } else if (places_left) {
-      auto left = reading_with_places_left(rec.reading, places, [&](const Point& r) { return c.readings(r, threads); },
-                                           rec.eps, C_e1, threads, &t);  // lem:places-left
-      if (!left) return std::nullopt;
-      rec.reading = std::move(*left);
-    } else {
-      t = c.readings(rec.reading, threads);
-    }
-    const auto [tmin, tmax] = std::minmax_element(t.begin(), t.end());
-    const Rational span = *tmax - *tmin;
-    const auto gap = reading_gaps(t, span > 0 ? span : Rational(1));
-    rec.leaders = most_isolated_leaders(c.layout(), gap, m);
-    leader_tokens.clear();
-    for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
-    const Rational base = dot(rec.reading, C_e1);
-    Rational lo = base + rec.eps * *tmin, hi = base + rec.eps * *tmax;
-    std::vector<Rational> leader_t;
-    for (std::size_t q : leader_tokens) leader_t.push_back(t[q]);
-    const auto order = decreasing_reading_order(leader_t);  // lem:hat-order
-    std::set<Rational> taken, all_places;
-    if (places_left)
-      for (const auto& p : places) all_places.insert(dot(rec.reading, p));
-    for (std::size_t s = 0; s < order.size(); ++s) {
-      const std::size_t k = order[s], q = leader_tokens[k];
-      Rational g = gap[q];
-      if (s > 0)  // reads shrunk coordinates eps x + C e1
-        g = std::min(g * rec.eps, distance_to_set(places_left ? all_places : taken, rec.eps * t[q] + base, g * rec.eps));
-      if (g == 0) return std::nullopt;
-      delta[k] = hat_half_width_with_margin(g);  // lem:hat-margin
-      const Rational placed_reading = dot(rec.reading, places[k]);
-      taken.insert(placed_reading);
-      lo = std::min(lo, placed_reading), hi = std::max(hi, placed_reading);
-    }
-    Rational worst = delta[order[0]] / (span > 0 ? span : Rational(1));
-    for (std::size_t s = 1; s < order.size(); ++s) worst = std::min(worst, delta[order[s]] / (hi - lo));
-    return worst;
-  }, [&](int) { kept.push_back({rec.reading, rec.leaders, delta, places, rec.split}); },
-     [&](int i) {
-       auto& k = kept[static_cast<std::size_t>(i)];
-       rec.reading = std::move(k.reading);
-       rec.leaders = std::move(k.leaders);
-       delta = std::move(k.delta);
-       places = std::move(k.places);
-       rec.split = std::move(k.split);
-     }, out.record.choices);
-  if (rec.split) {  // the places as moved (lem:gap-places), in the order they were listed
-    auto p = places.begin();
-    for (auto& placed : rec.placed)
-      for (auto& q : placed) q = *p++;
-  }
-  leader_tokens.clear();
-  for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
+                          Integer(1) << 20, [&](const Integer& range) { return draw(range); },
+                          [&](int) { kept.push_back({rec.reading, rec.leaders, delta, places, rec.split}); },
+                          [&](int i) {
+                            auto& k = kept[static_cast<std::size_t>(i)];
+                            rec.reading = std::move(k.reading);
+                            rec.leaders = std::move(k.leaders);
+                            delta = std::move(k.delta);
+                            places = std::move(k.places);
+                            rec.split = std::move(k.split);
+                          },
+                          out.record.choices);
+}
 
+// One hat per leader, in the order of lem:hat-order (or lem:gap-places' two-sided order when the
+// places read a split), moving it to its place; the first also shrinks every token (lem:shrink).
+void add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& first_sa, const Point& C_e1,
+                        const std::vector<Point>& places, const std::vector<Rational>& delta, unsigned threads,
+                        Construction& out) {
+  const auto& rec = out.record.placement;
+  std::vector<std::size_t> leader_tokens;
+  for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
   std::vector<Point> leader_x;
   std::vector<Rational> leader_t;
   for (std::size_t q : leader_tokens) {
@@ -210,6 +246,29 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
     hats[s] = std::move(block);
   });
   for (auto& block : hats) out.model.blocks.push_back(std::move(block));
+}
+
+}  // namespace
+
+void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAttention<Rational>& first_sa,
+                     Rng& rng, Construction& out, unsigned threads) {
+  auto& rec = out.record.placement;
+  rec.C = 4;
+  rec.r0 = 1;
+  rec.eps = shrink_factor(c.max_norm_sq(threads), rec.r0);
+  const Point C_e1 = on_plane(data.dimension, rec.C, 0);
+  // Places grouped by target (lem:grouped-places), in a bounded range (lem:bounded-places).
+  const std::vector<std::size_t> m = record_grouped_places(data, c, out);
+  std::vector<Point> places;
+  for (const auto& p : rec.placed) places.insert(places.end(), p.begin(), p.end());
+  std::vector<Rational> delta(places.size());
+  choose_reading_and_leaders(c, rng, m, C_e1, threads, places, delta, out);
+  if (rec.split) {  // the places as moved (lem:gap-places), in the order they were listed
+    auto p = places.begin();
+    for (auto& placed : rec.placed)
+      for (auto& q : placed) q = *p++;
+  }
+  add_placement_hats(c, first_sa, C_e1, places, delta, threads, out);
 }
 
 }  // namespace seqi

@@ -101,8 +101,10 @@ Dataset import_fashion_mnist(const std::string& images_idx, const std::string& l
   return import_fashion_mnist({{images_idx, labels_idx}}, "train", patch, count, task, mask, seed);
 }
 
-Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::string& split, std::size_t patch,
-                             std::size_t count, const std::string& task, std::size_t mask, std::uint64_t seed) {
+namespace {
+
+// The options of a Fashion-MNIST import, checked before any file is read.
+void check_import_options(const std::string& task, std::size_t patch, std::size_t count, std::size_t mask) {
   const bool classify = task == "classify";
   if (!classify && task != "inpaint")
     throw InputError("--task " + task + ": unknown task; use \"classify\" or \"inpaint\".");
@@ -112,25 +114,155 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
     throw InputError("--task inpaint needs --mask K >= 1 (the number of patches removed from each image).");
   if (count == 0) throw InputError("--count 0: import at least one image.");
   if (patch == 0) throw InputError("--patch 0: the patch side must be at least 1.");
+}
 
-  if (sources.empty()) throw InputError("no IDX image file to import from.");
-  const std::string images_idx = joined_paths(sources, &IdxSource::images);
-  const std::string labels_idx = joined_paths(sources, &IdxSource::labels);
-  std::vector<std::size_t> sizes;
-  const IdxArray images = read_images(sources, sizes);
-  const std::size_t total = images.dims[0];
-  PatchGrid g{patch, images.dims[1], images.dims[2], 0, 0};
+// The grid of patches of side `patch` over images of the given size; mask: patches removed
+// per image (0 to classify), at most half of them (H5).
+PatchGrid patch_grid(std::size_t patch, std::size_t rows, std::size_t cols, std::size_t mask) {
+  PatchGrid g{patch, rows, cols, 0, 0};
   if (g.rows % patch != 0 || g.cols % patch != 0)
     throw InputError("--patch " + std::to_string(patch) + ": the patch side must divide the image size " +
                      std::to_string(g.rows) + " x " + std::to_string(g.cols) +
                      (g.rows == 28 && g.cols == 28 ? " (for 28: 1, 2, 4, 7, 14 or 28)." : "."));
   g.grid_rows = g.rows / patch;
   g.grid_cols = g.cols / patch;
-  if (!classify && 2 * mask > g.patches())
+  if (mask != 0 && 2 * mask > g.patches())
     throw InputError("--mask " + std::to_string(mask) + ": an image has " + std::to_string(g.patches()) +
                      " patches of side " + std::to_string(patch) + "; the output (" + std::to_string(mask) +
                      " masked patches) may not outnumber the remaining input patches (H5: m <= n), so choose "
                      "--mask <= " + std::to_string(g.patches() / 2) + ".");
+  return g;
+}
+
+// The tokens of the images' patches: pixels k/255 row-major, then the patch's row and column.
+class PatchTokens {
+ public:
+  PatchTokens(const IdxArray& images, const PatchGrid& g) : images_(images), g_(g) {
+    for (int k = 0; k < 256; ++k) pixel_[static_cast<std::size_t>(k)] = Rational(k, 255);
+  }
+
+  // Token of patch q (row-major index over the grid) of image i; its bytes are appended to key.
+  Point operator()(std::size_t i, std::size_t q, std::string& key) const {
+    const std::size_t patch = g_.p, pp = patch * patch;
+    const std::size_t r = q / g_.grid_cols, c = q % g_.grid_cols;
+    Point t(g_.dimension());
+    const std::uint8_t* img = images_.data.data() + i * g_.rows * g_.cols;
+    key += static_cast<char>(q & 0xFF), key += static_cast<char>((q >> 8) & 0xFF);
+    key += static_cast<char>((q >> 16) & 0xFF);
+    for (std::size_t y = 0; y < patch; ++y)
+      for (std::size_t x = 0; x < patch; ++x) {
+        const std::uint8_t byte = img[(r * patch + y) * g_.cols + c * patch + x];
+        t[static_cast<Eigen::Index>(y * patch + x)] = pixel_[byte];
+        key += static_cast<char>(byte);
+      }
+    t[static_cast<Eigen::Index>(pp)] = Rational(static_cast<long>(r));
+    t[static_cast<Eigen::Index>(pp + 1)] = Rational(static_cast<long>(c));
+    return t;
+  }
+
+ private:
+  const IdxArray& images_;
+  const PatchGrid& g_;
+  std::array<Rational, 256> pixel_;
+};
+
+// The pair of image i: classify (labels given): every patch in, label + 1 in coordinate 1 out;
+// inpaint: `mask` patches drawn from the image's own seed out, the rest in. in_key and out_key
+// receive the bytes that identify the input and output sets.
+SequencePair image_pair(const PatchTokens& token, const PatchGrid& g, std::size_t i, const std::vector<std::uint8_t>* labels,
+                        std::size_t mask, std::uint64_t seed, std::string& in_key, std::string& out_key) {
+  std::vector<bool> masked(g.patches(), false);
+  if (!labels) {
+    Rng r = image_rng(seed, i);
+    std::vector<std::size_t> positions(g.patches());
+    std::iota(positions.begin(), positions.end(), std::size_t{0});
+    for (std::size_t s = 0; s < mask; ++s) {
+      std::swap(positions[s], positions[s + uniform_below(r, positions.size() - s)]);
+      masked[positions[s]] = true;
+    }
+  }
+  SequencePair pair;
+  for (std::size_t q = 0; q < g.patches(); ++q) {
+    if (masked[q])
+      pair.output.push_back(token(i, q, out_key));
+    else
+      pair.input.push_back(token(i, q, in_key));
+  }
+  pair.input.shrink_to_fit();
+  if (labels) {
+    const std::uint8_t label = (*labels)[i];
+    Point e = Point::Constant(g.dimension(), Rational(0));
+    e[0] = Rational(static_cast<long>(label) + 1);
+    pair.output.push_back(e);
+    out_key = std::string(1, static_cast<char>(label));
+  }
+  pair.output.shrink_to_fit();
+  return pair;
+}
+
+// The images drawn and the duplicates skipped on the way (H3).
+struct DrawnImages {
+  std::vector<std::size_t> used;  // image index of each pair
+  std::vector<std::string> skip_notes;
+  std::size_t repeats = 0, conflicts = 0;
+};
+
+// Draws images in a seeded order (lazy Fisher-Yates) until `count` pairs with distinct input
+// sets are in data (or the images run out); a later image with the input set of an earlier one
+// is skipped, as a repeat (same output) or a conflict.
+DrawnImages draw_images(Dataset& data, const PatchTokens& token, const PatchGrid& g, std::size_t total,
+                        std::size_t count, const std::vector<std::uint8_t>* labels, std::size_t mask,
+                        std::uint64_t seed) {
+  struct Taken {
+    std::size_t pair, image;
+    std::string output_key;
+  };
+  std::unordered_map<std::string, Taken> by_input;  // input-set key -> first image with it
+  DrawnImages drawn;
+  std::vector<std::uint32_t> order(total);  // order[0..k) are the images drawn so far
+  std::iota(order.begin(), order.end(), std::uint32_t{0});
+  Rng rng(seed);
+  for (std::size_t k = 0; k < total && data.pairs.size() < count; ++k) {
+    std::swap(order[k], order[k + uniform_below(rng, total - k)]);
+    const std::size_t i = order[k];
+    std::string in_key, out_key;
+    SequencePair pair = image_pair(token, g, i, labels, mask, seed, in_key, out_key);
+    auto [it, inserted] = by_input.try_emplace(std::move(in_key), Taken{data.pairs.size(), i, out_key});
+    if (!inserted) {
+      const Taken& first = it->second;
+      const bool same = first.output_key == out_key;
+      (same ? drawn.repeats : drawn.conflicts)++;
+      if (drawn.skip_notes.size() < 20) {
+        std::string what = same ? "and the same output: a repeat, skipped (H3)"
+                                : labels ? "but label " + std::to_string((*labels)[i]) + " instead of " +
+                                               std::to_string((*labels)[first.image]) +
+                                               ": conflicting duplicate, skipped (H3)"
+                                         : "but different masked patches: conflicting duplicate, skipped (H3)";
+        drawn.skip_notes.push_back("image " + std::to_string(i) + " has the same input set as image " +
+                                   std::to_string(first.image) + " (pair " + std::to_string(first.pair + 1) + ") " +
+                                   what + "; the next image in the seeded order was drawn instead");
+      }
+      continue;
+    }
+    drawn.used.push_back(i);
+    data.pairs.push_back(std::move(pair));
+  }
+  return drawn;
+}
+
+}  // namespace
+
+Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::string& split, std::size_t patch,
+                             std::size_t count, const std::string& task, std::size_t mask, std::uint64_t seed) {
+  check_import_options(task, patch, count, mask);
+  const bool classify = task == "classify";
+  if (sources.empty()) throw InputError("no IDX image file to import from.");
+  const std::string images_idx = joined_paths(sources, &IdxSource::images);
+  const std::string labels_idx = joined_paths(sources, &IdxSource::labels);
+  std::vector<std::size_t> sizes;
+  const IdxArray images = read_images(sources, sizes);
+  const std::size_t total = images.dims[0];
+  const PatchGrid g = patch_grid(patch, images.dims[1], images.dims[2], mask);
   const bool all_images = count == kAllImages;
   if (all_images) count = total;
   if (count > total)
@@ -139,30 +271,8 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
 
   std::vector<std::uint8_t> labels;
   if (classify) labels = read_labels(sources, sizes);
-
-  std::array<Rational, 256> pixel;
-  for (int k = 0; k < 256; ++k) pixel[static_cast<std::size_t>(k)] = Rational(k, 255);
   const int d = g.dimension();
   const std::size_t pp = patch * patch;
-  const std::size_t image_bytes = g.rows * g.cols;
-
-  // Token of patch q (row-major index over the grid) of image i; its bytes are appended to key.
-  auto token = [&](std::size_t i, std::size_t q, std::string& key) {
-    const std::size_t r = q / g.grid_cols, c = q % g.grid_cols;
-    Point t(d);
-    const std::uint8_t* img = images.data.data() + i * image_bytes;
-    key += static_cast<char>(q & 0xFF), key += static_cast<char>((q >> 8) & 0xFF);
-    key += static_cast<char>((q >> 16) & 0xFF);
-    for (std::size_t y = 0; y < patch; ++y)
-      for (std::size_t x = 0; x < patch; ++x) {
-        const std::uint8_t byte = img[(r * patch + y) * g.cols + c * patch + x];
-        t[static_cast<Eigen::Index>(y * patch + x)] = pixel[byte];
-        key += static_cast<char>(byte);
-      }
-    t[static_cast<Eigen::Index>(pp)] = Rational(static_cast<long>(r));
-    t[static_cast<Eigen::Index>(pp + 1)] = Rational(static_cast<long>(c));
-    return t;
-  };
 
   Dataset data;
   data.dimension = d;
@@ -170,72 +280,8 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
               (classify ? std::string() : " mask=" + std::to_string(mask)) +
               " count=" + (all_images ? std::string("all") : std::to_string(count)) +
               (split == "train" ? std::string() : " split=" + split) + " seed=" + std::to_string(seed);
-
-  struct Taken {
-    std::size_t pair, image;
-    std::string output_key;
-  };
-  std::unordered_map<std::string, Taken> by_input;  // input-set key -> first image with it
-  std::vector<std::size_t> used;                    // image index of each pair
-  std::vector<std::string> skip_notes;
-  std::size_t repeats = 0, conflicts = 0;
-
-  // Lazy Fisher-Yates: order[0..k) are the images drawn so far.
-  std::vector<std::uint32_t> order(total);
-  std::iota(order.begin(), order.end(), std::uint32_t{0});
-  Rng rng(seed);
-  std::vector<std::size_t> positions(g.patches());
-  for (std::size_t k = 0; k < total && data.pairs.size() < count; ++k) {
-    std::swap(order[k], order[k + uniform_below(rng, total - k)]);
-    const std::size_t i = order[k];
-
-    std::vector<bool> masked(g.patches(), false);
-    if (!classify) {
-      Rng r = image_rng(seed, i);
-      std::iota(positions.begin(), positions.end(), std::size_t{0});
-      for (std::size_t s = 0; s < mask; ++s) {
-        std::swap(positions[s], positions[s + uniform_below(r, positions.size() - s)]);
-        masked[positions[s]] = true;
-      }
-    }
-    SequencePair pair;
-    std::string in_key, out_key;
-    for (std::size_t q = 0; q < g.patches(); ++q) {
-      if (masked[q])
-        pair.output.push_back(token(i, q, out_key));
-      else
-        pair.input.push_back(token(i, q, in_key));
-    }
-    pair.input.shrink_to_fit();
-    if (classify) {
-      const std::uint8_t label = labels[i];
-      Point e = Point::Constant(d, Rational(0));
-      e[0] = Rational(static_cast<long>(label) + 1);
-      pair.output.push_back(e);
-      out_key = std::string(1, static_cast<char>(label));
-    }
-    pair.output.shrink_to_fit();
-
-    auto [it, inserted] = by_input.try_emplace(std::move(in_key), Taken{data.pairs.size(), i, out_key});
-    if (!inserted) {
-      const Taken& first = it->second;
-      const bool same = first.output_key == out_key;
-      (same ? repeats : conflicts)++;
-      if (skip_notes.size() < 20) {
-        std::string what = same ? "and the same output: a repeat, skipped (H3)"
-                                : classify ? "but label " + std::to_string(labels[i]) + " instead of " +
-                                                 std::to_string(labels[first.image]) +
-                                                 ": conflicting duplicate, skipped (H3)"
-                                           : "but different masked patches: conflicting duplicate, skipped (H3)";
-        skip_notes.push_back("image " + std::to_string(i) + " has the same input set as image " +
-                             std::to_string(first.image) + " (pair " + std::to_string(first.pair + 1) + ") " + what +
-                             "; the next image in the seeded order was drawn instead");
-      }
-      continue;
-    }
-    used.push_back(i);
-    data.pairs.push_back(std::move(pair));
-  }
+  const PatchTokens token(images, g);
+  const DrawnImages drawn = draw_images(data, token, g, total, count, classify ? &labels : nullptr, mask, seed);
 
   const std::string grid = std::to_string(g.grid_rows) + " x " + std::to_string(g.grid_cols);
   data.notes.push_back("imported from " + images_idx + (classify ? " and " + labels_idx : std::string()) +
@@ -247,12 +293,13 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
   data.notes.push_back(classify ? "output = one token: label + 1 in coordinate 1, zeros elsewhere"
                                 : "output = the " + std::to_string(mask) +
                                       " masked patch tokens (removed from the input), chosen per image from the seed");
-  data.notes.insert(data.notes.end(), skip_notes.begin(), skip_notes.end());
-  if (repeats + conflicts > skip_notes.size())
-    data.notes.push_back(std::to_string(repeats + conflicts - skip_notes.size()) + " more duplicate images skipped");
-  if (repeats + conflicts)
-    data.notes.push_back("skipped " + std::to_string(repeats) + " repeated and " + std::to_string(conflicts) +
-                         " conflicting duplicate images (H3)");
+  const std::size_t skipped = drawn.repeats + drawn.conflicts;
+  data.notes.insert(data.notes.end(), drawn.skip_notes.begin(), drawn.skip_notes.end());
+  if (skipped > drawn.skip_notes.size())
+    data.notes.push_back(std::to_string(skipped - drawn.skip_notes.size()) + " more duplicate images skipped");
+  if (skipped)
+    data.notes.push_back("skipped " + std::to_string(drawn.repeats) + " repeated and " +
+                         std::to_string(drawn.conflicts) + " conflicting duplicate images (H3)");
   if (data.pairs.size() < count)
     data.notes.push_back("only " + std::to_string(data.pairs.size()) + " images with distinct input sets in " +
                          images_idx + "; fewer pairs than --count " +
@@ -261,8 +308,7 @@ Dataset import_fashion_mnist(const std::vector<IdxSource>& sources, const std::s
   for (std::size_t k = 0; k < sources.size(); ++k)
     files += (k ? " then " : "") + std::filesystem::path(sources[k].images).filename().string() +
              (sources.size() > 1 ? " (" + std::to_string(sizes[k]) + ")" : std::string());
-  data.notes.push_back("images (0-based indices into " + files +
-                       ", in pair order): " + list_indices(used));
+  data.notes.push_back("images (0-based indices into " + files + ", in pair order): " + list_indices(drawn.used));
   check_hypotheses(data, images_idx);
   return data;
 }
