@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     opt.precision_bits = bits;
     const auto t0 = Clock::now();
     const double c0 = cpu_ms();
-    const Certificate c = certify_general_softmax(data, m, opt);
+    const Certificate c = certify_general_softmax(data, m, opt).certificate;
     cpu.push_back(cpu_ms() - c0);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     const auto& s = c.general->sequences[0];

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "regression_gate.hpp"
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
@@ -79,10 +79,10 @@ void row(const std::string& label, const Dataset& data, std::uint64_t seed) {
   const auto built = build_interpolating_transformer(data, seed);
   const double t_build = seconds_since(t0);
   t0 = Clock::now();
-  const auto exact = certify_construction_hardmax(data, built, false);
+  const auto exact = certify_construction_hardmax(data, built, false).certificate;
   const double t_exact = seconds_since(t0);
   t0 = Clock::now();
-  const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{});
+  const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{}).certificate;
   const double t_soft = seconds_since(t0);
   std::size_t bits = 0;
   for (const auto& [phase, b] : exact.max_bits_by_phase) bits = std::max(bits, b);
@@ -119,7 +119,7 @@ std::string runs_text(const ConditioningReport& rep) {
   return o.str();
 }
 
-// ||theta||^2, max |weight| and the float runs of both certificates (issue 10, proofs/conditioning.tex).
+// ||theta||^2, max |weight| and the float replays of both settings (proofs/conditioning.tex).
 // CPU seconds of this process (the shared benchmark machine makes wall time noisy).
 double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
@@ -133,11 +133,11 @@ void conditioning_row(const Dataset& data, const std::string& name) {
   t0 = cpu_seconds();
   const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{});
   const double t_soft = cpu_seconds() - t0;
-  const auto& c = exact.conditioning;
+  const auto& c = exact.measurements;
   std::cout << name.substr(0, 30) << ": ||theta||^2 " << approx_decimal(c.norm_sq, 3) << ", max |weight| "
             << approx_decimal(c.max_abs_weight, 3) << ", CPU s: build " << fmt(t_build) << ", exact " << fmt(t_exact)
-            << ", softmax " << fmt(t_soft) << ", " << (exact.verified && soft.verified ? "verified" : "NOT VERIFIED")
-            << "\n  off-target sequences (max relative Hausdorff):" << runs_text(c) << runs_text(soft.conditioning)
+            << ", softmax " << fmt(t_soft) << ", " << (exact.certificate.verified && soft.certificate.verified ? "verified" : "NOT VERIFIED")
+            << "\n  off-target sequences (max relative Hausdorff):" << runs_text(c) << runs_text(soft.measurements)
             << std::endl;
 }
 
@@ -151,7 +151,7 @@ void header() {
 
 }  // namespace
 
-// CPU seconds of building alone (phases S, P, C, I; issue 16's near-linear target); with
+// CPU seconds of building alone (phases S, P, C, I; the near-linear target); with
 // SEQI_BENCH_SAVE set, the model is written to <dataset>.model.json to compare builds.
 void build_row(const std::string& path) {
   const Dataset data = read_dataset_file(path);

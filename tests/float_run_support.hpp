@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/float_statement/float_run.hpp"
 #include "seqi/construction/construction.hpp"

@@ -3,7 +3,7 @@
 #include <functional>
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/io/dataset_json.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_certificate_soundness)
@@ -27,7 +27,7 @@ void expect_refused_after(const std::function<void(SelfAttention<Rational>&)>& t
   auto built = build_interpolating_transformer(data, 7);
   tamper(built.model.blocks[built.record.collapse_block].sa);
   SoftmaxOptions opt;
-  for (const auto& cert : {certify_construction_softmax(data, built, opt), certify_construction_hardmax(data, built, false)}) {
+  for (const auto& cert : {certify_construction_softmax(data, built, opt).certificate, certify_construction_hardmax(data, built, false).certificate}) {
     BOOST_TEST_CONTEXT(setting_name(cert.setting) << ", " << why) {
       BOOST_TEST(!cert.verified);
       const Check* c = find_check(cert, kCollapseCheck);
@@ -44,7 +44,7 @@ void expect_refused_after(const std::function<void(SelfAttention<Rational>&)>& t
 BOOST_AUTO_TEST_CASE(untampered_collapse_passes_the_check_in_both_settings) {
   const auto data = read_dataset_file(std::string(SEQI_DATASETS_DIR) + "/tiny-d2.json");
   const auto built = build_interpolating_transformer(data, 7);
-  for (const auto& cert : {certify_construction_softmax(data, built, {}), certify_construction_hardmax(data, built, false)}) {
+  for (const auto& cert : {certify_construction_softmax(data, built, {}).certificate, certify_construction_hardmax(data, built, false).certificate}) {
     BOOST_TEST(cert.verified);
     const Check* c = find_check(cert, kCollapseCheck);
     BOOST_REQUIRE(c != nullptr);

@@ -1,4 +1,4 @@
-// The compact input sequences of a Dataset (TokenSequence, issue 16): every token reads back
+// The compact input sequences of a Dataset (TokenSequence): every token reads back
 // exactly as written, on the int64 path and on the GMP fallback. Oracle: the Points pushed,
 // and the fallback decision recomputed here with GMP integers from its definition.
 #include <boost/test/unit_test.hpp>

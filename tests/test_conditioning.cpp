@@ -13,7 +13,7 @@
 #include <limits>
 #include <random>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/construction/balance_units.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
@@ -167,9 +167,10 @@ BOOST_AUTO_TEST_CASE(balancing_units_keeps_the_function_and_never_grows_the_norm
 BOOST_AUTO_TEST_CASE(conditioning_report_matches_the_counts) {
   const Dataset data = read_dataset_file(SEQI_DATASETS_DIR "/tiny-d2.json");
   const auto built = build_interpolating_transformer(data, 1);
-  const auto cert = certify_construction_hardmax(data, built, false);
+  const auto run = certify_construction_hardmax(data, built, false);
+  const Certificate& cert = run.certificate;
   BOOST_TEST(cert.verified);
-  const auto& c = cert.conditioning;
+  const auto& c = run.measurements;
   // The certificate takes ||theta||^2 from the conditioning report (count_model's precondition):
   // it must equal count_model's own per-block sum.
   BOOST_TEST(c.norm_sq == cert.counts.param_norm_sq);
@@ -233,7 +234,7 @@ BOOST_AUTO_TEST_CASE(the_separating_shift_widens_only_f) {
     const auto built = build_interpolating_transformer(data, seed);
     if (!built.record.separation.shift_used) continue;
     ++shifted;
-    BOOST_TEST(certify_construction_hardmax(data, built, false).verified, "seed " << seed);
+    BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified, "seed " << seed);
     const auto shift = std::find_if(built.record.choices.begin(), built.record.choices.end(),
                                     [](const ChoiceLog& c) { return c.what == "shift (f, v)"; });
     BOOST_REQUIRE(shift != built.record.choices.end());

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <random>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "distinct_targets.hpp"
@@ -134,11 +134,11 @@ BOOST_AUTO_TEST_CASE(classification_uses_one_interpolation_block_per_class) {
       BOOST_TEST((D >= 2 && D <= 4 + k));  // the pool, as far as drawn
       BOOST_TEST(interpolation_blocks(built.model) == D);
       BOOST_TEST(built.model.blocks.size() == K + data.pairs.size() + D);
-      const auto hard = certify_construction_hardmax(data, built, false);
+      const auto hard = certify_construction_hardmax(data, built, false).certificate;
       expect_all_checks_pass(hard);
       BOOST_TEST(hard.counts.distinct_targets == D);
       BOOST_TEST(hard.counts.blocks_bound_grouped == K + data.pairs.size() + D + 2);
-      const auto soft = certify_construction_softmax(data, built, {});
+      const auto soft = certify_construction_softmax(data, built, {}).certificate;
       expect_all_checks_pass(soft);
     }
   }
@@ -155,9 +155,9 @@ BOOST_AUTO_TEST_CASE(general_lengths_with_shared_targets_use_one_block_per_targe
       BOOST_TEST(interpolation_blocks(built.model) == D);
       BOOST_TEST(built.model.blocks.size() == K + data.sum_m() + D);
       BOOST_TEST(built.model.blocks.size() < K + 2 * data.sum_m());
-      expect_all_checks_pass(certify_construction_hardmax(data, built, false));
-      expect_all_checks_pass(certify_construction_hardmax(data, built, true));
-      expect_all_checks_pass(certify_construction_softmax(data, built, {}));
+      expect_all_checks_pass(certify_construction_hardmax(data, built, false).certificate);
+      expect_all_checks_pass(certify_construction_hardmax(data, built, true).certificate);
+      expect_all_checks_pass(certify_construction_softmax(data, built, {}).certificate);
     }
   }
 }
@@ -183,9 +183,9 @@ BOOST_AUTO_TEST_CASE(block_bound_holds_over_a_seeded_sweep) {
       BOOST_TEST(built.model.blocks.size() <= K + data.sum_m() + D + 2);
       BOOST_TEST(interpolation_blocks(built.model) <= D + 2);
       if (const auto runs = promised_runs(data)) BOOST_TEST(interpolation_blocks(built.model) == *runs);
-      const auto hard = certify_construction_hardmax(data, built, false);
+      const auto hard = certify_construction_hardmax(data, built, false).certificate;
       expect_all_checks_pass(hard);
-      if (k % 4 == 1) expect_all_checks_pass(certify_construction_softmax(data, built, {}));
+      if (k % 4 == 1) expect_all_checks_pass(certify_construction_softmax(data, built, {}).certificate);
     }
   }
 }
@@ -195,27 +195,27 @@ BOOST_AUTO_TEST_CASE(run_checks_fail_on_a_tampered_record) {
   const auto built = build_interpolating_transformer(data, 7);
   BOOST_TEST_REQUIRE(built.record.interpolation.runs.size() >= 2);
   const std::string runs_check = "runs: one target each";
-  BOOST_TEST(check_passed(certify_construction_hardmax(data, built, false), runs_check));
+  BOOST_TEST(check_passed(certify_construction_hardmax(data, built, false).certificate, runs_check));
 
   auto merged = built;  // two runs with different targets declared one run
   auto& runs = merged.record.interpolation.runs;
   runs[0].insert(runs[0].end(), runs[1].begin(), runs[1].end());
   runs.erase(runs.begin() + 1);
-  BOOST_TEST(!check_passed(certify_construction_hardmax(data, merged, false), runs_check));
+  BOOST_TEST(!check_passed(certify_construction_hardmax(data, merged, false).certificate, runs_check));
 
   auto dropped = built;  // a cluster in no run
   dropped.record.interpolation.runs.front().pop_back();
   if (dropped.record.interpolation.runs.front().empty())
     dropped.record.interpolation.runs.erase(dropped.record.interpolation.runs.begin());
-  BOOST_TEST(!check_passed(certify_construction_hardmax(data, dropped, false), runs_check));
+  BOOST_TEST(!check_passed(certify_construction_hardmax(data, dropped, false).certificate, runs_check));
 
   auto widened = built;  // a flat half-width so large that another cluster's z enters a window
   widened.record.interpolation.df *= 1024;
-  BOOST_TEST(!check_passed(certify_construction_hardmax(data, widened, false), runs_check));
+  BOOST_TEST(!check_passed(certify_construction_hardmax(data, widened, false).certificate, runs_check));
 
   auto extra = built;  // one more interpolation block than runs
   extra.model.blocks.push_back(extra.model.blocks.back());
-  const auto cert = certify_construction_hardmax(data, extra, false);
+  const auto cert = certify_construction_hardmax(data, extra, false).certificate;
   BOOST_TEST(!check_passed(cert, "blocks = K + sum(m) + runs"));
   BOOST_TEST(!cert.verified);
 }

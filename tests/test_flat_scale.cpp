@@ -10,7 +10,7 @@
 #include <iostream>
 #include <random>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/construction/flat_scale.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -120,7 +120,7 @@ BOOST_AUTO_TEST_CASE(float64_runs_hit_targets_spanning_many_orders_of_magnitude)
     ++used;
     const auto built = build_interpolating_transformer(data, seed);
     moved += moved_from_default(built) ? 1 : 0;
-    BOOST_TEST(certify_construction_hardmax(data, built, false).verified, "seed " << seed);
+    BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified, "seed " << seed);
     const auto& rec = built.record.interpolation;
     const double estimate = flat_float_log2_error(flat_hat_task(data, rec), rec.reading, 0, rec.order, rec.mirrored);
     if (estimate > kFlatScaleLog2Tolerance) continue;

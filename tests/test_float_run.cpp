@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/float_statement/float_run.hpp"
 #include "seqi/construction/construction.hpp"
@@ -162,13 +162,13 @@ BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
   for (std::size_t t = 0; t < count; ++t) {
     const Dataset data = sweep_dataset(seed, t);
     const Construction built = build_interpolating_transformer(data, seed + t);
-    const Certificate cert = certify_construction_hardmax(data, built, false);
-    BOOST_TEST_REQUIRE(cert.float_run.has_value());
+    const RunReport run = certify_construction_hardmax(data, built, false);
+    BOOST_TEST_REQUIRE(run.float_statement.has_value());
     // The bound that followed the certification's pass equals a standalone one with its own run.
-    expect_same_facts(*cert.float_run, bound_float_run(built.model, data, Setting::hardmax, 1, 128));
-    if (!cert.float_run->certified) continue;
+    expect_same_facts(*run.float_statement, bound_float_run(built.model, data, Setting::hardmax, 1, 128));
+    if (!run.float_statement->certified) continue;
     ++shown;
-    expect_float_outputs_near_targets(data, built.model, cert.float_run->delta, "random " + std::to_string(t));
+    expect_float_outputs_near_targets(data, built.model, run.float_statement->delta, "random " + std::to_string(t));
   }
   std::cout << "sweep: float64 statement shown for " << shown << " of " << count << " random constructions\n";
   BOOST_TEST(shown >= 1u);
@@ -185,18 +185,18 @@ BOOST_AUTO_TEST_CASE(softmax_certificates_float_runs_lie_within_delta) {
   for (std::size_t t = 0; t < count; ++t) {
     const Dataset data = sweep_dataset(seed, t);
     const Construction built = build_interpolating_transformer(data, seed + t);
-    const Certificate one = certify_construction_softmax(data, built, SoftmaxOptions{}, Execution{nullptr, 1, nullptr});
-    const Certificate three =
+    const RunReport one = certify_construction_softmax(data, built, SoftmaxOptions{}, Execution{nullptr, 1, nullptr});
+    const RunReport three =
         certify_construction_softmax(data, built, SoftmaxOptions{}, Execution{nullptr, 3, nullptr});
     BOOST_TEST_CONTEXT("random " << t << " (seed " << seed + t << ")") {
-      BOOST_TEST(one.verified == three.verified);
-      BOOST_TEST_REQUIRE(one.float_run.has_value() == three.float_run.has_value());
-      if (!one.float_run) continue;  // tau was not fixed
-      const FloatRunFacts& f = *one.float_run;
-      expect_same_facts(f, *three.float_run);
+      BOOST_TEST(one.certificate.verified == three.certificate.verified);
+      BOOST_TEST_REQUIRE(one.float_statement.has_value() == three.float_statement.has_value());
+      if (!one.float_statement) continue;  // tau was not fixed
+      const FloatRunFacts& f = *one.float_statement;
+      expect_same_facts(f, *three.float_statement);
       if (!f.certified) continue;
       ++shown;
-      const Rational& tau = one.softmax->tau_checked;
+      const Rational& tau = one.certificate.softmax->tau_checked;
       for (const auto& pair : data.pairs) {
         const auto exact = exact_forward(built.model, pair.input.points(), Setting::softmax, tau);
         for (Order o : {Order::forward, Order::reverse, Order::pairwise}) {

@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/float_statement/float_run.hpp"
 #include "seqi/construction/construction.hpp"
@@ -99,9 +99,10 @@ BOOST_AUTO_TEST_CASE(shipped_small_datasets_have_a_small_delta) {
     const bool small = n == "tiny-d2.json" || n == "single.json" || n == "subset.json" || n == "collinear.json";
     const Dataset data = dataset(name);
     const Construction built = build_interpolating_transformer(data, seed);
-    const Certificate cert = certify_construction_hardmax(data, built, false);
-    BOOST_TEST_REQUIRE(cert.float_run.has_value());
-    const FloatRunFacts& f = *cert.float_run;
+    const RunReport run = certify_construction_hardmax(data, built, false);
+    const Certificate& cert = run.certificate;
+    BOOST_TEST_REQUIRE(run.float_statement.has_value());
+    const FloatRunFacts& f = *run.float_statement;
     std::cout << name << ": hardmax float64 delta " << f.delta << " (relative " << f.relative_delta << ")"
               << (f.certified ? "" : " NOT SHOWN: " + f.failure) << "\n";
     BOOST_TEST(f.certified, name << ": " << f.failure);
@@ -112,12 +113,12 @@ BOOST_AUTO_TEST_CASE(shipped_small_datasets_have_a_small_delta) {
   }
   const Dataset data = dataset("tiny-d2.json");
   const Construction built = build_interpolating_transformer(data, seed);
-  const Certificate soft = certify_construction_softmax(data, built, SoftmaxOptions{});
-  BOOST_TEST_REQUIRE(soft.float_run.has_value());
-  std::cout << "tiny-d2.json: softmax float64 delta " << soft.float_run->delta
-            << (soft.float_run->certified ? "" : " NOT SHOWN: " + soft.float_run->failure) << "\n";
-  BOOST_TEST(soft.float_run->certified, soft.float_run->failure);
-  BOOST_TEST(soft.float_run->relative_delta < 1e-6);
+  const RunReport soft = certify_construction_softmax(data, built, SoftmaxOptions{});
+  BOOST_TEST_REQUIRE(soft.float_statement.has_value());
+  std::cout << "tiny-d2.json: softmax float64 delta " << soft.float_statement->delta
+            << (soft.float_statement->certified ? "" : " NOT SHOWN: " + soft.float_statement->failure) << "\n";
+  BOOST_TEST(soft.float_statement->certified, soft.float_statement->failure);
+  BOOST_TEST(soft.float_statement->relative_delta < 1e-6);
 }
 
 // The thread count is an execution detail: with several chunks of tokens (one per thread of at

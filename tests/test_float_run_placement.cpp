@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/float_statement/float_run.hpp"
 #include "seqi/construction/construction.hpp"

@@ -1,4 +1,4 @@
-// The exact forward pass's feed-forward layers on several threads (issue 16): the token state,
+// The exact forward pass's feed-forward layers on several threads: the token state,
 // the reading index and the stats after every block equal those of one thread and of the
 // dense per-sequence forward pass; the first failing token (throwing or declining) is the one
 // a single thread reports; the weight conditioning and the placement checks do not depend on

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/construction/gap_places.hpp"
 #include "seqi/construction/hats.hpp"
@@ -200,7 +200,7 @@ BOOST_AUTO_TEST_CASE(built_gap_places_are_outside_every_later_window) {
       BOOST_TEST(cert.checks[0].passed, cert.checks[0].detail);
       BOOST_TEST(cert.checks[0].detail.find(std::to_string(falling) + " falling") != std::string::npos,
                  cert.checks[0].detail);
-      BOOST_TEST(certify_construction_hardmax(data, built, false).verified);
+      BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified);
       // Every place moved along e2 to read a hat's centre, a quarter or one and a half half-widths
       // off it (inside its window, or within one half-width of it on either side): the check
       // fails. For the first falling hat (the mirrored side of the check) and the first rising one.
@@ -319,7 +319,7 @@ BOOST_AUTO_TEST_CASE(tokens_differing_only_in_the_first_coordinate_are_still_sep
       const auto built = build_interpolating_transformer(data, 5);
       BOOST_TEST(built.record.placement.axis_places());
       BOOST_TEST(built.record.placement.split.has_value());  // the gap draw is valid here, and wins
-      BOOST_TEST(certify_construction_hardmax(data, built, false).verified);
+      BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified);
       Certificate cert;
       add_places_left_check(cert, built);
       BOOST_TEST_REQUIRE(cert.checks.size() == 1u);

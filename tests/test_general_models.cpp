@@ -113,7 +113,7 @@ const std::string& verdict0(const Certificate& c) { return c.general->sequences.
 void expect_exact_softmax(const Transformer<Rational>& model, const Sequence& X, const Sequence& Y, const Rational& tau) {
   GeneralOptions opt;
   opt.tau = tau;
-  const Certificate c = certify_general_softmax(one_pair(model.dimension, X, Y), model, opt);
+  const Certificate c = certify_general_softmax(one_pair(model.dimension, X, Y), model, opt).certificate;
   BOOST_TEST(c.verified, c.general->sequences.at(0).detail);
   BOOST_TEST(verdict0(c) == "exact", c.general->sequences.at(0).detail);
 }
@@ -140,7 +140,7 @@ BOOST_AUTO_TEST_CASE(random_softmax_models_verified_near_and_refused_far) {
       GeneralOptions opt;
       opt.tau = tau;
       opt.tolerance = delta;
-      const Certificate near = certify_general_softmax(one_pair(d, X, Y), model, opt);
+      const Certificate near = certify_general_softmax(one_pair(d, X, Y), model, opt).certificate;
       BOOST_TEST(near.verified, verdict0(near) << ": " << near.general->sequences[0].detail);
       verified += near.verified;
       // One target moved by 1000 delta in one coordinate.
@@ -148,7 +148,7 @@ BOOST_AUTO_TEST_CASE(random_softmax_models_verified_near_and_refused_far) {
       const auto k = static_cast<std::size_t>(r.integer(0, static_cast<long>(Y.size()) - 1));
       moved[k][r.integer(0, d - 1)] += 1000 * delta;
       const Hp h2 = hausdorff_sq_hp(O, moved);
-      const Certificate far = certify_general_softmax(one_pair(d, X, moved), model, opt);
+      const Certificate far = certify_general_softmax(one_pair(d, X, moved), model, opt).certificate;
       if (h2 > hp(delta * delta)) BOOST_TEST(!far.verified, "verified although H^2 = " << h2.str(10));
       if (h2 > hp(4 * delta * delta)) {
         ++moved_checked;
@@ -181,14 +181,14 @@ BOOST_AUTO_TEST_CASE(random_hardmax_models_exact_within_and_refused) {
       if (std::none_of(Y.begin(), Y.end(), [&](const Point& z) { return equal_points(z, y); })) Y.push_back(y);
     BOOST_TEST_CONTEXT("trial " << trial << " d=" << d << " L=" << L << " n=" << n) {
       GeneralOptions opt;
-      const Certificate exact = certify_general_hardmax(one_pair(d, X, Y), model, opt);
+      const Certificate exact = certify_general_hardmax(one_pair(d, X, Y), model, opt).certificate;
       BOOST_TEST(exact.verified);
       BOOST_TEST(verdict0(exact) == "exact");
       Sequence near = Y;
       near[0][0] += delta / 2;
-      BOOST_TEST(!certify_general_hardmax(one_pair(d, X, near), model, opt).verified);  // delta = 0: exact only
+      BOOST_TEST(!certify_general_hardmax(one_pair(d, X, near), model, opt).certificate.verified);  // delta = 0: exact only
       opt.tolerance = delta;
-      const Certificate within = certify_general_hardmax(one_pair(d, X, near), model, opt);
+      const Certificate within = certify_general_hardmax(one_pair(d, X, near), model, opt).certificate;
       BOOST_TEST(within.verified);
       BOOST_TEST(verdict0(within) == "within delta");
       BOOST_TEST(within.general->sequences[0].hausdorff_sq_hi == delta * delta / 4);  // exact: the one moved target
@@ -196,7 +196,7 @@ BOOST_AUTO_TEST_CASE(random_hardmax_models_exact_within_and_refused) {
       far[0][0] += 1000 * delta;
       bool other_close = false;  // another output within delta of the moved target
       for (const auto& o : out) other_close |= norm_sq(Point(o - far[0])) <= delta * delta;
-      const Certificate refused = certify_general_hardmax(one_pair(d, X, far), model, opt);
+      const Certificate refused = certify_general_hardmax(one_pair(d, X, far), model, opt).certificate;
       if (!other_close) {  // the moved target is farther than delta from every output
         BOOST_TEST(!refused.verified);
         BOOST_TEST(verdict0(refused) == "not interpolating");
@@ -292,14 +292,14 @@ BOOST_AUTO_TEST_CASE(refinement_raises_precision_until_decided_and_reports_an_ex
   opt.tau = tau;
   opt.tolerance = q(1, 1000000000);  // 1e-9: 16-bit enclosures are far too wide
   opt.precision_bits = 16;
-  const Certificate refined = certify_general_softmax(one_pair(d, X, Y), model, opt);
+  const Certificate refined = certify_general_softmax(one_pair(d, X, Y), model, opt).certificate;
   BOOST_TEST(refined.verified, refined.general->sequences[0].detail);
   BOOST_TEST(refined.general->sequences[0].passes > 1u);
   BOOST_TEST(refined.general->sequences_refined == 1u);
   BOOST_TEST(refined.general->budget_exhausted == 0u);
   opt.refinements = 0;
   opt.bisections = 0;
-  const Certificate spent = certify_general_softmax(one_pair(d, X, Y), model, opt);
+  const Certificate spent = certify_general_softmax(one_pair(d, X, Y), model, opt).certificate;
   BOOST_TEST(!spent.verified);
   BOOST_TEST(verdict0(spent) == "undecided within budget");
   BOOST_TEST(spent.general->budget_exhausted == 1u);
@@ -309,7 +309,7 @@ BOOST_AUTO_TEST_CASE(refinement_raises_precision_until_decided_and_reports_an_ex
   // With bisection the same budget runs cells; rounding at 16 bits is what is too wide, so
   // the cells do not decide it either, and the report says so.
   opt.bisections = 3;
-  const Certificate cells = certify_general_softmax(one_pair(d, X, Y), model, opt);
+  const Certificate cells = certify_general_softmax(one_pair(d, X, Y), model, opt).certificate;
   BOOST_TEST(verdict0(cells) == "undecided within budget");
   BOOST_TEST(cells.general->sequences[0].bisection_cells == 4u);
   BOOST_TEST(cells.general->sequences_bisected == 1u);

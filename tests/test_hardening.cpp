@@ -1,4 +1,4 @@
-// Hostile inputs and invocations (issue 13), each class with its exit code and a message
+// Hostile inputs and invocations, each class with its exit code and a message
 // fragment: quoted values bounded and escaped, no recursion on deep input, out of memory,
 // no hang on huge numbers or models, read-once inputs. verify runs as a subprocess.
 // No false "verified", atomic checked outputs and importer options: test_hardening_files.cpp.

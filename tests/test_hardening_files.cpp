@@ -1,4 +1,4 @@
-// Hostile inputs and invocations (issue 13), each class with its exit code and a message
+// Hostile inputs and invocations, each class with its exit code and a message
 // fragment: no false "verified", atomic checked outputs that never overwrite an input,
 // importer options. verify runs as a subprocess. The kill test prints its seed
 // (SEQI_SEED=<seed> replays it). Quoted values, memory and hangs: test_hardening.cpp.

@@ -14,7 +14,7 @@
 #include <optional>
 #include <random>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/hat_margin.hpp"
 #include "seqi/io/hypotheses.hpp"
@@ -133,8 +133,8 @@ BOOST_AUTO_TEST_CASE(half_width_is_the_largest_power_of_two_within_half_the_gap)
 
 namespace {
 
-std::optional<Rational> placement_relative_window(const Certificate& cert) {
-  for (const auto& phase : cert.conditioning.phases)
+std::optional<Rational> placement_relative_window(const RunReport& run) {
+  for (const auto& phase : run.measurements.phases)
     if (phase.phase == "placement") return phase.relative_window;
   return std::nullopt;
 }
@@ -154,7 +154,7 @@ BOOST_AUTO_TEST_CASE(scaling_the_data_by_a_power_of_two_keeps_the_relative_windo
     if (!testing::hypotheses_hold(data)) continue;
     ++used;
     const auto base = certify_construction_hardmax(data, build_interpolating_transformer(data, seed), false);
-    BOOST_REQUIRE_MESSAGE(base.verified, "seed " << seed);
+    BOOST_REQUIRE_MESSAGE(base.certificate.verified, "seed " << seed);
     for (const long e : {-70L, 70L}) {
       Dataset scaled = data;
       const Rational f = e > 0 ? Rational(Integer(1) << e) : Rational(Integer(1), Integer(1) << -e);
@@ -168,7 +168,7 @@ BOOST_AUTO_TEST_CASE(scaling_the_data_by_a_power_of_two_keeps_the_relative_windo
       }
       const auto built = build_interpolating_transformer(scaled, seed);
       const auto cert = certify_construction_hardmax(scaled, built, false);
-      BOOST_TEST(cert.verified, "seed " << seed << ", scale 2^" << e);
+      BOOST_TEST(cert.certificate.verified, "seed " << seed << ", scale 2^" << e);
       BOOST_TEST((placement_relative_window(cert) == placement_relative_window(base)),
                  "seed " << seed << ", scale 2^" << e);
       const auto model = convert_model<double>(built.model);
@@ -205,7 +205,7 @@ BOOST_AUTO_TEST_CASE(near_coincident_readings_keep_the_margin_and_the_float64_ru
     if (!testing::hypotheses_hold(data)) continue;
     ++used;
     const auto built = build_interpolating_transformer(data, seed);
-    const auto cert = certify_construction_hardmax(data, built, false);
+    const auto cert = certify_construction_hardmax(data, built, false).certificate;
     BOOST_TEST(cert.verified, "seed " << seed);
     const auto check = std::find_if(cert.checks.begin(), cert.checks.end(),
                                     [](const Check& c) { return c.lemma == "lem:hat-margin"; });

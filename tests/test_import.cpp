@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "expect_input_error.hpp"
 #include "seqi/io/dataset_writer.hpp"

@@ -4,7 +4,7 @@
 #include <random>
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/construction/places_left.hpp"
 #include "placement_oracles.hpp"
@@ -56,7 +56,7 @@ void check_every_later_hat_inactive_on_every_place(const Dataset& data, std::uin
   // Axis places whose gap draw won share one reading instead (lem:gap-places, test_gap_places).
   BOOST_TEST(cert.checks[0].lemma == (built.record.placement.split ? "lem:gap-places" : "lem:places-left"));
   BOOST_TEST(cert.checks[0].passed, cert.checks[0].detail);
-  const auto hard = certify_construction_hardmax(data, built, false);
+  const auto hard = certify_construction_hardmax(data, built, false).certificate;
   BOOST_TEST(hard.verified);
   // Tampered record: a place far along the reading fails the check.
   auto moved = built;

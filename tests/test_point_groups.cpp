@@ -1,4 +1,4 @@
-// Residues mod 2^61-1 and the hashing searches built on them (issue 16: building in
+// Residues mod 2^61-1 and the hashing searches built on them (building in
 // near-linear time), each against an oracle written from the definition here.
 #include <boost/test/unit_test.hpp>
 

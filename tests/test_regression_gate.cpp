@@ -17,7 +17,7 @@ namespace {
 Dataset tiny() { return read_dataset_file(std::string(SEQI_DATASETS_DIR) + "/tiny-d2.json"); }
 
 RegressionRecord record_of(const Dataset& data, const Transformer<Rational>& model) {
-  return regression_record("tiny-d2.json", certify_model_hardmax(data, model), certify_model_hardmax(data, model));
+  return regression_record("tiny-d2.json", certify_model_hardmax(data, model).certificate, certify_model_hardmax(data, model).certificate);
 }
 
 std::string slurp(const std::string& path) {

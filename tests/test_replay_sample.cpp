@@ -7,7 +7,7 @@
 #include <set>
 #include <thread>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/replay/float_replays.hpp"
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/replay/replay_sample.hpp"
@@ -50,7 +50,7 @@ CertifiedRandom certified_random(const char* name, std::size_t N, std::size_t n_
   spec.max_denominator = 5;
   CertifiedRandom out{random_dataset(spec, seed), {}, {}};
   out.built = build_interpolating_transformer(out.data, seed);
-  out.cert = certify_construction_hardmax(out.data, out.built, false);
+  out.cert = certify_construction_hardmax(out.data, out.built, false).certificate;
   BOOST_REQUIRE(out.cert.lemma_p.has_value());
   BOOST_REQUIRE(out.cert.lemma_p->ok);
   return out;

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/certification/general_models.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/io/dataset_json.hpp"
@@ -77,13 +77,13 @@ struct Written {
   std::string data_text;
 };
 
-Written write_certificate(const TempDir& dir, const std::string& stem, const Certificate& cert, const RunInfo& run,
+Written write_certificate(const TempDir& dir, const std::string& stem, const RunReport& report, const RunInfo& run,
                           const Dataset& data, const std::string& hash) {
   Written w;
   w.tex = dir.path / (stem + ".tex");
   w.data = dir.path / (stem + "-data.tex");
   w.pdf = dir.path / (stem + ".pdf");
-  write_latex_certificate(cert, run, data, hash, kDate, w.tex.string());
+  write_latex_certificate(report, run, data, hash, kDate, w.tex.string());
   BOOST_REQUIRE(fs::is_regular_file(w.tex));
   BOOST_REQUIRE(fs::is_regular_file(w.data));
   w.data_text = read_text(w.data);
@@ -107,12 +107,13 @@ void certify_and_compile(const std::string& file, bool softmax) {
   const std::string path = std::string(SEQI_DATASETS_DIR) + "/" + file;
   const Dataset data = read_dataset_file(path);
   const Construction built = build_interpolating_transformer(data, 7);
-  Certificate cert = softmax ? certify_construction_softmax(data, built, SoftmaxOptions{})
-                             : certify_construction_hardmax(data, built, false);
+  const RunReport report = softmax ? certify_construction_softmax(data, built, SoftmaxOptions{})
+                                   : certify_construction_hardmax(data, built, false);
+  const Certificate& cert = report.certificate;
   BOOST_REQUIRE(cert.verified);
   TempDir dir;
   const std::string hash = sha256_hex_of_file(path);
-  const auto w = write_certificate(dir, softmax ? "cert-softmax" : "cert-hardmax", cert, run_info(path, data, softmax),
+  const auto w = write_certificate(dir, softmax ? "cert-softmax" : "cert-hardmax", report, run_info(path, data, softmax),
                                    data, hash);
 
   BOOST_TEST(macro_value(w.data_text, "certBlocks") == std::to_string(cert.counts.blocks));
@@ -230,7 +231,7 @@ BOOST_AUTO_TEST_CASE(given_model_certificate_shows_verdicts_and_the_tolerance_bo
   const std::string path = std::string(SEQI_DATASETS_DIR) + "/tiny-d2.json";
   Dataset data = read_dataset_file(path);
   const Construction built = build_interpolating_transformer(data, 7);
-  const Certificate built_cert = certify_construction_softmax(data, built, SoftmaxOptions{});
+  const Certificate built_cert = certify_construction_softmax(data, built, SoftmaxOptions{}).certificate;
   BOOST_REQUIRE(built_cert.softmax.has_value());
   Sequence ys = data.pairs[0].output.points();
   ys[0][0] += Rational(1, 1000000000);  // 1e-9 off: within 1e-6, not exact
@@ -238,14 +239,15 @@ BOOST_AUTO_TEST_CASE(given_model_certificate_shows_verdicts_and_the_tolerance_bo
   GeneralOptions opt;
   opt.tau = built_cert.softmax->tau_checked;
   opt.tolerance = Rational(1, 1000000);
-  const Certificate cert = certify_general_softmax(data, built.model, opt);
+  const RunReport given = certify_general_softmax(data, built.model, opt);
+  const Certificate& cert = given.certificate;
   BOOST_REQUIRE(cert.verified);
   BOOST_REQUIRE(cert.general.has_value());
   BOOST_TEST(cert.general->sequences[0].verdict == "within delta");
   TempDir dir;
   RunInfo run = run_info(path, data, true);
   run.model_path = "given-model.json";
-  const auto w = write_certificate(dir, "given", cert, run, data, sha256_hex_of_file(path));
+  const auto w = write_certificate(dir, "given", given, run, data, sha256_hex_of_file(path));
   BOOST_TEST(w.data_text.find("\\certGeneraltrue") != std::string::npos);
   BOOST_TEST(w.data_text.find("\\certExactInterpolationfalse") != std::string::npos);
   BOOST_TEST(macro_value(w.data_text, "certLossHi") == to_string(cert.general->loss_hi));
@@ -262,9 +264,10 @@ BOOST_AUTO_TEST_CASE(given_model_certificate_shows_verdicts_and_the_tolerance_bo
 
   // Hardmax, exact targets: every verdict exact, so the exact learning bound.
   const Dataset exact_data = read_dataset_file(path);
-  const Certificate hard = certify_general_hardmax(exact_data, built.model, GeneralOptions{});
+  const RunReport hard_run = certify_general_hardmax(exact_data, built.model, GeneralOptions{});
+  const Certificate& hard = hard_run.certificate;
   BOOST_REQUIRE(hard.verified);
-  const auto h = write_certificate(dir, "given-hard", hard, run, exact_data, sha256_hex_of_file(path));
+  const auto h = write_certificate(dir, "given-hard", hard_run, run, exact_data, sha256_hex_of_file(path));
   BOOST_TEST(h.data_text.find("\\certExactInterpolationtrue") != std::string::npos);
   compile_or_fail(h);
   const std::string hard_text = pdf_text(h.pdf);
@@ -284,14 +287,15 @@ BOOST_AUTO_TEST_CASE(special_characters_in_the_name_and_a_failed_check) {
   Dataset data = read_dataset_file(json_path.string());
   data.name = name;  // also an invalid byte, which JSON cannot carry
   const Construction built = build_interpolating_transformer(data, 3);
-  Certificate cert = certify_construction_hardmax(data, built, false);
+  RunReport report = certify_construction_hardmax(data, built, false);
+  Certificate& cert = report.certificate;
   BOOST_REQUIRE(cert.verified);
   // Record a failed required check whose detail carries special characters, as a failing run would.
   cert.add({"injected failure & 100% {test}_1", "lem:interpolation", false, true, "x^2 > $y$ ~ #3 \\ok | <z>"});
   cert.conclude();
   BOOST_REQUIRE(!cert.verified);
   const RunInfo run{json_path.string(), name, "", 3, "exact rationals (GMP)"};
-  const auto w = write_certificate(dir, "special", cert, run, data, sha256_hex_of_file(json_path.string()));
+  const auto w = write_certificate(dir, "special", report, run, data, sha256_hex_of_file(json_path.string()));
   BOOST_TEST(macro_value(w.data_text, "certDatasetName") == latex_escape(name));
   BOOST_TEST(macro_value(w.data_text, "certVerified") == "NOT VERIFIED");
   BOOST_TEST(w.data_text.find("{FAILED}") != std::string::npos);
@@ -313,7 +317,8 @@ BOOST_AUTO_TEST_CASE(large_runs_show_the_first_sequences_and_the_failing_ones) {
   Dataset data;
   data.name = "many";
   data.dimension = 2;
-  Certificate cert;
+  RunReport report;
+  Certificate& cert = report.certificate;
   cert.setting = Setting::hardmax;
   for (std::size_t j = 0; j < 250; ++j) {
     Point p(2);
@@ -329,7 +334,7 @@ BOOST_AUTO_TEST_CASE(large_runs_show_the_first_sequences_and_the_failing_ones) {
   cert.conclude();
   TempDir dir;
   const RunInfo run{"many.json", "many", "", 0, "exact rationals (GMP)"};
-  const auto w = write_certificate(dir, "many", cert, run, data, std::string(64, '0'));
+  const auto w = write_certificate(dir, "many", report, run, data, std::string(64, '0'));
   BOOST_TEST(macro_value(w.data_text, "certSequencesShown") == "52");  // 1..50, then 121 and 250
   BOOST_TEST(macro_value(w.data_text, "certSequencesOmitted") == "198");
   BOOST_TEST(macro_value(w.data_text, "certSequencesMatched") == "247");
@@ -344,7 +349,7 @@ BOOST_AUTO_TEST_CASE(large_runs_show_the_first_sequences_and_the_failing_ones) {
 
   // Same inputs, same files.
   TempDir again;
-  const auto w2 = write_certificate(again, "many", cert, run, data, std::string(64, '0'));
+  const auto w2 = write_certificate(again, "many", report, run, data, std::string(64, '0'));
   BOOST_TEST(w2.data_text == w.data_text);
   BOOST_TEST(read_text(w2.tex) == read_text(w.tex));
 }
@@ -364,7 +369,7 @@ BOOST_AUTO_TEST_CASE(compile_pdf_reports_latex_errors_and_a_missing_pdflatex) {
   ::setenv("PATH", saved.c_str(), 1);
   BOOST_TEST(missing.find("pdflatex not found") != std::string::npos, missing);
 
-  BOOST_CHECK_THROW(write_latex_certificate(Certificate{}, RunInfo{}, Dataset{}, "", kDate,
+  BOOST_CHECK_THROW(write_latex_certificate(RunReport{}, RunInfo{}, Dataset{}, "", kDate,
                                             (dir.path / "no-such-dir" / "c.tex").string()),
                     InputError);
 }

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/core/sharding.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/numbers/thread_caches.hpp"
@@ -68,9 +68,9 @@ std::vector<std::string> on_parts(std::size_t count, Work work) {
 
 std::string certificate_json(const Dataset& data, const Construction& built, bool softmax, const Sharding* sharding) {
   const Execution exec{nullptr, 1, sharding};
-  const Certificate cert = softmax ? certify_construction_softmax(data, built, {}, exec)
+  const RunReport report = softmax ? certify_construction_softmax(data, built, {}, exec)
                                    : certify_construction_hardmax(data, built, false, exec);
-  return summary_json(cert, RunInfo{"d.json", data.name, "", 1, "exact"}).dump();
+  return summary_json(report, RunInfo{"d.json", data.name, "", 1, "exact"}).dump();
 }
 
 }  // namespace

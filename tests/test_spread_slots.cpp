@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/spread_slots.hpp"
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(certificate_checks_one_run_per_target_and_fails_on_a_split_
   Certificate tampered;
   add_spread_slots_check(tampered, data, built);
   BOOST_TEST(!tampered.checks[0].passed);
-  const auto hard = certify_construction_hardmax(data, build_interpolating_transformer(data, 3), false);
+  const auto hard = certify_construction_hardmax(data, build_interpolating_transformer(data, 3), false).certificate;
   BOOST_TEST(hard.verified);
   const auto check = std::find_if(hard.checks.begin(), hard.checks.end(),
                                   [](const Check& c) { return c.lemma == "lem:spread-slots"; });

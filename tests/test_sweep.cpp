@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "distinct_targets.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -111,7 +111,8 @@ void expect_hardmax_certificate(const Dataset& data, const Construction& built, 
   BOOST_TEST(built.model.dimension == data.dimension);
 }
 
-void expect_softmax_certificate(const Dataset& data, const Certificate& cert) {
+void expect_softmax_certificate(const Dataset& data, const RunReport& run) {
+  const Certificate& cert = run.certificate;
   const std::size_t N = data.pairs.size(), sm = sum_m(data);
   BOOST_TEST((cert.setting == Setting::softmax));
   BOOST_TEST(cert.verified);
@@ -141,22 +142,23 @@ void expect_softmax_certificate(const Dataset& data, const Certificate& cert) {
   BOOST_TEST(f.flat_halfwidth > 0);
   BOOST_TEST(f.max_enclosure_radius >= 0);
   BOOST_TEST(f.max_enclosure_radius <= f.flat_halfwidth);
-  BOOST_REQUIRE(cert.conditioning.float_runs.size() == 2u);  // float64, float32 (measurements)
-  BOOST_TEST(cert.conditioning.float_runs[0].nonfinite == 0u);
-  BOOST_TEST(cert.conditioning.float_runs[0].sequences_checked == N);
+  BOOST_REQUIRE(run.measurements.float_runs.size() == 2u);  // float64, float32 (measurements)
+  BOOST_TEST(run.measurements.float_runs[0].nonfinite == 0u);
+  BOOST_TEST(run.measurements.float_runs[0].sequences_checked == N);
 }
 
 // Everything on one dataset; `level` 0: hardmax; 1: + brute and softmax; 2: + dense pass.
 Construction certify_all(const Dataset& data, std::uint64_t seed, int level) {
   auto built = build_interpolating_transformer(data, seed);
   BOOST_TEST(built.record.seed == seed);
-  const auto hard = certify_construction_hardmax(data, built, false);
+  const auto hard = certify_construction_hardmax(data, built, false).certificate;
   expect_hardmax_certificate(data, built, hard);
   if (level >= 1) {
-    const auto brute = certify_construction_hardmax(data, built, true);
+    const auto brute = certify_construction_hardmax(data, built, true).certificate;
     expect_hardmax_certificate(data, built, brute);
-    const auto soft = certify_construction_softmax(data, built, SoftmaxOptions{});
-    expect_softmax_certificate(data, soft);
+    const auto soft_run = certify_construction_softmax(data, built, SoftmaxOptions{});
+    expect_softmax_certificate(data, soft_run);
+    const Certificate& soft = soft_run.certificate;
     // One transformer serves both settings: same blocks, same parameters.
     BOOST_TEST(soft.counts.blocks == hard.counts.blocks);
     BOOST_TEST(soft.counts.params == hard.counts.params);
@@ -348,7 +350,8 @@ BOOST_AUTO_TEST_CASE(same_seed_same_transformer) {
   spec.share_probability = 0.5;
   const Dataset data = random_dataset(spec, base_seed());
   const auto a = build_interpolating_transformer(data, 7), b = build_interpolating_transformer(data, 7);
-  const auto ca = certify_construction_hardmax(data, a, false), cb = certify_construction_hardmax(data, b, false);
+  const auto ca = certify_construction_hardmax(data, a, false).certificate;
+  const auto cb = certify_construction_hardmax(data, b, false).certificate;
   BOOST_TEST(ca.verified);
   BOOST_TEST(ca.counts.blocks == cb.counts.blocks);
   BOOST_TEST(ca.counts.param_norm_sq == cb.counts.param_norm_sq);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/construction/construction.hpp"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 
 namespace seqi {
 

@@ -21,8 +21,8 @@ namespace {
 
 RegressionRecord measure(const std::string& name, const Dataset& data) {
   const auto built = build_interpolating_transformer(data, 1);
-  return regression_record(name, certify_construction_hardmax(data, built, false),
-                           certify_construction_softmax(data, built, SoftmaxOptions{}));
+  return regression_record(name, certify_construction_hardmax(data, built, false).certificate,
+                           certify_construction_softmax(data, built, SoftmaxOptions{}).certificate);
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ void follow_exactly(FloatRunBound& bound, std::size_t b, ExactForward& pass, con
       });
 }
 
-void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
+void run_exact_blocks(RunReport& report, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
                       std::size_t to, const Execution& exec, FloatRunBound* bound) {
   const auto& blocks = model.blocks;
   std::size_t hats = 0;
@@ -129,7 +129,7 @@ void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<R
       follow_exactly(*bound, b, pass, blocks[b]);
     else
       pass.apply_block(blocks[b]);
-    if (const auto& w = pass.last_relative_window()) note_relative_window(cert.conditioning, phase_name(blocks[b].phase), *w);
+    if (const auto& w = pass.last_relative_window()) note_relative_window(report.measurements, phase_name(blocks[b].phase), *w);
     const auto& m = pass.last_centre_margin();
     if (m && (blocks[b].phase == Phase::separation || blocks[b].phase == Phase::placement)) {
       ++hats;
@@ -137,10 +137,10 @@ void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<R
     }
     progress_advance(exec.progress);
     if (b + 1 == blocks.size() || blocks[b + 1].phase != blocks[b].phase)
-      record_phase_end(cert, pass.state(), phase_name(blocks[b].phase), exec.threads);
+      record_phase_end(report.certificate, pass.state(), phase_name(blocks[b].phase), exec.threads);
   }
   if (hats > 0)
-    cert.add({"every hat of Phases S and P leaves a decision margin: no other reading within twice its half-width "
+    report.certificate.add({"every hat of Phases S and P leaves a decision margin: no other reading within twice its half-width "
               "of its centre",
               "lem:hat-margin", !narrow, false,
               narrow ? "block " + std::to_string(narrow->first + 1) + ": a reading at " + approx_decimal(narrow->second) +

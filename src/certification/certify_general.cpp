@@ -137,8 +137,9 @@ GeneralSequenceReport certify_sequence_softmax(const Transformer<Rational>& mode
 
 }  // namespace
 
-Certificate certify_general_hardmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt) {
-  Certificate cert;
+RunReport certify_general_hardmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt) {
+  RunReport report;
+  Certificate& cert = report.certificate;
   cert.setting = Setting::hardmax;
   cert.counts = count_model(model, data.pairs.size(), data.sum_m());
   GeneralFacts f = facts_of(cert, opt, "hardmax");
@@ -157,15 +158,16 @@ Certificate certify_general_hardmax(const Dataset& data, const Transformer<Ratio
   cert.stats = pass.stats();
   cert.general = std::move(f);
   cert.conclude();
-  return cert;
+  return report;
 }
 
-Certificate certify_general_softmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt) {
+RunReport certify_general_softmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt) {
   if (!opt.tau || *opt.tau <= 0) throw std::invalid_argument("certify_general_softmax: tau > 0 required");
-  Certificate cert;
+  RunReport report;
+  Certificate& cert = report.certificate;
   cert.setting = Setting::softmax;
-  cert.conditioning = weight_conditioning(model, std::nullopt);
-  cert.counts = count_model(model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);
+  report.measurements = weight_conditioning(model, std::nullopt);
+  cert.counts = count_model(model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
   GeneralFacts f = facts_of(cert, opt, "softmax");
   f.tau = opt.tau;
   f.precision = opt.precision_bits;
@@ -185,11 +187,11 @@ Certificate certify_general_softmax(const Dataset& data, const Transformer<Ratio
   for (const auto& r : cert.general ? cert.general->sequences : f.sequences)
     sf.max_enclosure_radius = std::max(sf.max_enclosure_radius, r.enclosure_radius);
   const auto dbl = replay_float64_and_float32(model, data, opt.tau->convert_to<double>(), std::nullopt, {});
-  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
+  report.measurements.float_runs = {dbl.float64, dbl.float32};
   cert.softmax = sf;
   cert.general = std::move(f);
   cert.conclude();
-  return cert;
+  return report;
 }
 
 }  // namespace seqi

@@ -101,52 +101,13 @@ void add_carry_checks(Certificate& cert, const Dataset& data, CarriedForward& ca
   if (out) add_interpolation_check(cert, data, outputs_of(std::move(*out)), exec);
 }
 
-// Everything but the float replays: the exact pass, tau*, the collapse enclosures and their
-// carry to the output, with the float64 bound following the same pass (lem:float-run; its facts
-// go to float_run, not checked here). cert.softmax and float_run are set when tau was fixed. The
-// token state is freed on return, before the float replays make their own.
-Certificate certify_softmax_exactly(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                    const Execution& exec, std::optional<FloatRunFacts>& float_run) {
-  Certificate cert;
-  cert.setting = Setting::softmax;
-  cert.construction = summary_of(built.record);
-  const std::size_t collapse = built.record.collapse_block;
-  cert.conditioning = weight_conditioning(built.model, collapse, exec.threads);
-  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), cert.conditioning.norm_sq);
-  add_shape_checks(cert, true);
-  add_block_count_checks(cert, data, built);
-  const auto inexact = first_inexact_attention(built.model, collapse);
-  cert.add({"attention layers other than the collapse are exact under softmax (A = 0 or identity)", "lem:mean-shift",
-            !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});
-
-  // Everything below evaluates the collapse through the recorded v and a: establish that first.
-  if (!add_collapse_layer_check(cert, built)) return cert.conclude(), cert;
-
-  ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
-  // The bound's layers before the collapse have A = 0 (checked above; else no bound): they do not
-  // need tau, which Lemma P fixes below.
-  ExactReference view(pass);
-  FloatRunBound bound(built.model, view, pass.state().begin, Setting::softmax, std::nullopt, exec.threads);
-  record_phase_end(cert, pass.state(), "input", exec.threads);
-  progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
-  run_exact_blocks(cert, pass, built.model, 0, collapse, exec, inexact ? nullptr : &bound);
-  add_placement_checks(cert, pass.state(), built, exec.threads);
-  add_collapse_and_order_checks(cert, data, built);
-  add_spread_slots_check(cert, data, built);
-  add_places_left_check(cert, built, exec.threads);
-  progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
-  add_lemma_p_check(cert, pass.state(), built, opt.brute, exec);
-  add_construction_margins(cert.conditioning, data, built.record, pass.state(), *cert.lemma_p);
-  cert.stats = pass.stats();
-  if (!cert.lemma_p->ok || inexact) return cert.conclude(), cert;
-
-  const LemmaPResult& lp = *cert.lemma_p;
-  const Rational& df = built.record.interpolation.df;
+// lem:tau-star: the certified lower bound on tau* from Lemma P's margins and the temperature
+// checked (opt.tau, else half the bound, 1 when unbounded), with their two checks.
+SoftmaxFacts fix_temperature(Certificate& cert, const std::vector<std::size_t>& n, const LemmaPResult& lp,
+                             const Rational& df, const SoftmaxOptions& opt) {
   SoftmaxFacts facts;
   facts.flat_halfwidth = df;
   facts.precision = opt.precision_bits ? opt.precision_bits : default_precision(lp.spread, df);
-  std::vector<std::size_t> n;
-  for (const auto& p : data.pairs) n.push_back(p.input.size());
   const TauStarBound tau_star = certified_tau_star(n, lp.margin, lp.spread, df, facts.precision);
   facts.tau_unbounded = tau_star.unbounded;
   facts.tau_star_lower = tau_star.lower;
@@ -160,18 +121,23 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   cert.add({"tau checked <= certified tau* lower bound", "lem:tau-star",
             tau_star.unbounded || facts.tau_checked <= tau_star.lower, false,
             "tau = " + to_string(facts.tau_checked)});
-  bound.set_tau(facts.tau_checked);
+  return facts;
+}
 
-  // Collapse: the O(1) bound of lem:softmax-enclosure per sequence, per-token enclosures where it is too weak.
-  const auto& sa = built.model.blocks[collapse].sa;  // = (rho, alpha I, v a^T), checked above
+// lem:softmax-enclosure: the collapse plan, with per sequence (on exec.threads threads) the O(1)
+// radius, or nullopt where it exceeds df (or under opt.brute): those get per-token enclosures,
+// counted in facts.sequences_refined.
+CollapseEnclosures plan_collapse_enclosures(const Construction& built, const std::vector<std::size_t>& n,
+                                            const LemmaPResult& lp, SoftmaxFacts& facts, const SoftmaxOptions& opt,
+                                            const Execution& exec) {
+  const Rational& df = built.record.interpolation.df;
   CollapseEnclosures plan;
-  plan.block = collapse;
+  plan.block = built.record.collapse_block;
   plan.tau = facts.tau_checked;
   plan.v = std::make_shared<const Point>(built.record.interpolation.v);
   plan.a = built.record.interpolation.a;
   plan.attends = lp.attends;
   progress_phase(exec.progress, "certifying: softmax collapse enclosures (sequences)", n.size());
-  // Per sequence (on exec.threads threads): the O(1) radius, or nullopt where it exceeds df.
   plan.radius.resize(n.size());
   for_each_index_shared(
       n.size(), exec,
@@ -187,6 +153,58 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
       [&](ByteReader& r, std::size_t j) { plan.radius[j] = r.optional_rational(); });
   facts.sequences_refined = static_cast<std::size_t>(
       std::count_if(plan.radius.begin(), plan.radius.end(), [](const auto& r) { return !r; }));
+  return plan;
+}
+
+// Everything but the float replays, into report: the exact pass, tau*, the collapse enclosures and their
+// carry to the output, with the float64 bound following the same pass (lem:float-run; its facts
+// go to float_run, not checked here). cert.softmax and float_run are set when tau was fixed. The
+// token state is freed on return, before the float replays make their own.
+void certify_softmax_exactly(RunReport& report, const Dataset& data, const Construction& built,
+                             const SoftmaxOptions& opt, const Execution& exec, std::optional<FloatRunFacts>& float_run) {
+  Certificate& cert = report.certificate;
+  cert.setting = Setting::softmax;
+  cert.construction = summary_of(built.record);
+  const std::size_t collapse = built.record.collapse_block;
+  report.measurements = weight_conditioning(built.model, collapse, exec.threads);
+  cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
+  add_shape_checks(cert, true);
+  add_block_count_checks(cert, data, built);
+  const auto inexact = first_inexact_attention(built.model, collapse);
+  cert.add({"attention layers other than the collapse are exact under softmax (A = 0 or identity)", "lem:mean-shift",
+            !inexact, true, inexact ? "block " + std::to_string(*inexact + 1) + " is not" : "all"});
+
+  // Everything below evaluates the collapse through the recorded v and a: establish that first.
+  if (!add_collapse_layer_check(cert, built)) return cert.conclude();
+
+  ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
+  // The bound's layers before the collapse have A = 0 (checked above; else no bound): they do not
+  // need tau, which Lemma P fixes below.
+  ExactReference view(pass);
+  FloatRunBound bound(built.model, view, pass.state().begin, Setting::softmax, std::nullopt, exec.threads);
+  record_phase_end(cert, pass.state(), "input", exec.threads);
+  progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
+  run_exact_blocks(report, pass, built.model, 0, collapse, exec, inexact ? nullptr : &bound);
+  add_placement_checks(cert, pass.state(), built, exec.threads);
+  add_collapse_and_order_checks(cert, data, built);
+  add_spread_slots_check(cert, data, built);
+  add_places_left_check(cert, built, exec.threads);
+  progress_phase(exec.progress, "certifying: Lemma P (sequences)", data.pairs.size());
+  add_lemma_p_check(cert, pass.state(), built, opt.brute, exec);
+  add_construction_margins(report.measurements, data, built.record, pass.state(), *cert.lemma_p);
+  cert.stats = pass.stats();
+  if (!cert.lemma_p->ok || inexact) return cert.conclude();
+
+  const LemmaPResult& lp = *cert.lemma_p;
+  const Rational& df = built.record.interpolation.df;
+  std::vector<std::size_t> n;
+  for (const auto& p : data.pairs) n.push_back(p.input.size());
+  SoftmaxFacts facts = fix_temperature(cert, n, lp, df, opt);
+  bound.set_tau(facts.tau_checked);
+
+  // Collapse: the O(1) bound of lem:softmax-enclosure per sequence, per-token enclosures where it is too weak.
+  const auto& sa = built.model.blocks[collapse].sa;  // = (rho, alpha I, v a^T), checked above
+  const CollapseEnclosures plan = plan_collapse_enclosures(built, n, lp, facts, opt, exec);
   std::optional<CarriedForward> carried;
   std::optional<std::string> carry_failure;
   // The collapse block: its attention layer enclosed (the exact state moves into the carried
@@ -217,24 +235,25 @@ Certificate certify_softmax_exactly(const Dataset& data, const Construction& bui
   add_carry_checks(cert, data, *carried, carry_failure, exec);
   cert.softmax = facts;
   cert.conclude();
-  return cert;
 }
 
 }  // namespace
 
-Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                         const Execution& exec) {
+RunReport certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
+                                       const Execution& exec) {
   std::optional<FloatRunFacts> float_run;
   BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
-  Certificate cert = certify_softmax_exactly(data, built, opt, exec, float_run);
-  if (!cert.softmax) return cert;  // stopped before tau was fixed: nothing to replay
+  RunReport report;
+  certify_softmax_exactly(report, data, built, opt, exec, float_run);
+  Certificate& cert = report.certificate;
+  if (!cert.softmax) return report;  // stopped before tau was fixed: nothing to replay
   const SoftmaxFacts& facts = *cert.softmax;
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl = replays.finish(facts.tau_checked.convert_to<double>(), cert.lemma_p->attends);
-  cert.conditioning.float_runs = {dbl.float64, dbl.float32};
-  add_float_run_check(cert, *float_run);
+  report.measurements.float_runs = {dbl.float64, dbl.float32};
+  add_float_run_check(report, *float_run);
   cert.conclude();
-  return cert;
+  return report;
 }
 
 }  // namespace seqi

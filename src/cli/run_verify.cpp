@@ -8,7 +8,7 @@
 #include <system_error>
 #include <vector>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/certification/general_models.hpp"
 #include "seqi/cli/cooperation.hpp"
 #include "seqi/cli/run.hpp"
@@ -98,7 +98,7 @@ GeneralOptions general_options(const VerifyOptions& opt) {
   return go;
 }
 
-Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
+RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
                     const std::string& dataset_sha256, RunInfo& run, const Execution& exec, const Cooperation* coop) {
   Progress* progress = exec.progress;
   if (!opt.model_path.empty()) {
@@ -117,13 +117,14 @@ Certificate certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralO
   progress_phase(progress, "building the transformer (phases S, P, C, I)", 0);
   const auto build = [&] { return build_interpolating_transformer(data, opt.seed, exec.threads); };
   const auto built = coop ? coop->construction(build) : build();
-  Certificate cert = opt.softmax ? certify_construction_softmax(data, built, so, exec)
+  RunReport report = opt.softmax ? certify_construction_softmax(data, built, so, exec)
                                  : certify_construction_hardmax(data, built, opt.brute, exec);
-  if (coop) coop->check_agreement(cert, run);  // the last collective step: writing fails alone
+  const Certificate& cert = report.certificate;
+  if (coop) coop->check_agreement(report, run);  // the last collective step: writing fails alone
   if (!opt.save_model_path.empty() && (!coop || coop->writes_output()))
     save_model(built.model, opt.save_model_path,
                {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256});
-  return cert;
+  return report;
 }
 
 std::string today_utc() {
@@ -137,12 +138,12 @@ std::string today_utc() {
 
 // Writes the LaTeX certificate (and the PDF when asked); a PDF failure is reported, the
 // verification outcome stands.
-void write_report(const VerifyOptions& opt, const Certificate& cert, const RunInfo& run, const Dataset& data,
+void write_report(const VerifyOptions& opt, const RunReport& report, const RunInfo& run, const Dataset& data,
                   const std::string& dataset_sha256, std::ostream& err) {
   const auto dir = std::filesystem::path(opt.report_path).parent_path();
   std::error_code ec;
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  write_latex_certificate(cert, run, data, dataset_sha256, today_utc(), opt.report_path);
+  write_latex_certificate(report, run, data, dataset_sha256, today_utc(), opt.report_path);
   if (!opt.pdf) return;
   if (auto problem = compile_pdf(opt.report_path); !problem.empty())
     err << "verify: the certificate " << opt.report_path << " was written but no PDF was made: " << problem << "\n";
@@ -177,15 +178,16 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
     const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr};
-    Certificate cert = certify(opt, so, go, data, dataset_sha256, run, exec, coop);
+    RunReport report = certify(opt, so, go, data, dataset_sha256, run, exec, coop);
+    Certificate& cert = report.certificate;
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
     progress.reset();  // its last line ends before the report's messages and the summary
-    if (!opt.report_path.empty() && (!coop || coop->writes_output())) write_report(opt, cert, run, data, dataset_sha256, err);
+    if (!opt.report_path.empty() && (!coop || coop->writes_output())) write_report(opt, report, run, data, dataset_sha256, err);
     if (opt.json)
-      out << summary_json(cert, run).dump(2) << "\n";
+      out << summary_json(report, run).dump(2) << "\n";
     else
-      out << summary_text(cert, run);
+      out << summary_text(report, run);
     out.flush();
     if (!out) {
       err << "verify: error writing the summary to standard output\n";

@@ -143,8 +143,8 @@ Construction MpiCooperation::construction(const std::function<Construction()>& b
   return std::move(*built);
 }
 
-void MpiCooperation::check_agreement(const Certificate& cert, const RunInfo& run) const {
-  const auto digests = sharding_.all_gather(sha256_hex(summary_json(cert, run).dump()));
+void MpiCooperation::check_agreement(const RunReport& report, const RunInfo& run) const {
+  const auto digests = sharding_.all_gather(sha256_hex(summary_json(report, run).dump()));
   for (std::size_t p = 1; p < digests.size(); ++p)
     if (digests[p] != digests[0])
       throw std::runtime_error("process " + std::to_string(p) + " certified differently from process 0 (summary SHA-256 " +

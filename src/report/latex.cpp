@@ -28,11 +28,11 @@ void write_file(const fs::path& path, const std::string& text) {
 
 }  // namespace
 
-void write_latex_certificate(const Certificate& cert, const RunInfo& run, const Dataset& data,
+void write_latex_certificate(const RunReport& report, const RunInfo& run, const Dataset& data,
                              const std::string& dataset_sha256, const std::string& date, const std::string& tex_path) {
   const fs::path tex(tex_path);
   const fs::path data_path = certificate_data_path(tex_path);
-  write_file(data_path, certificate_data_text(cert, run, data, dataset_sha256, date));
+  write_file(data_path, certificate_data_text(report, run, data, dataset_sha256, date));
   write_file(tex, layout_text(data_path.filename().string()));
 }
 

@@ -25,7 +25,8 @@ std::string phases_text(const Counts& c) {
 
 }  // namespace
 
-std::string summary_text(const Certificate& cert, const RunInfo& run) {
+std::string summary_text(const RunReport& report, const RunInfo& run) {
+  const Certificate& cert = report.certificate;
   const Counts& c = cert.counts;
   std::ostringstream o;
   o << "dataset:   " << run.dataset_path << " (" << quote_value(run.dataset_name, 200) << ")\n";  // no escapes reach a terminal
@@ -64,15 +65,15 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
       << "\n";
   }
   if (cert.general) o << general_summary_text(*cert.general);
-  if (cert.float_run) {  // lem:float-run: a claim beside the exact result, never part of it
-    const FloatRunFacts& f = *cert.float_run;
+  if (report.float_statement) {  // lem:float-run: a claim beside the exact result, never part of it
+    const FloatRunFacts& f = *report.float_statement;
     o << "float64:   " << (f.certified ? "shown (lem:float-run): every decision of the float64 run of the rounded "
                                          "weights equals the exact one; outputs within delta = " + three_digits(f.delta) +
                                          " (relative " + three_digits(f.relative_delta) + ") of the exact outputs"
                                        : "not shown (lem:float-run): " + f.failure)
       << "\n";
   }
-  o << conditioning_text(cert.conditioning);
+  o << conditioning_text(report.measurements);
   o << "checks:\n";
   for (const auto& ch : cert.checks)
     o << "  [" << (ch.passed ? "ok" : ch.required ? "FAIL" : "info") << "] " << ch.name << " (" << ch.lemma
@@ -86,7 +87,8 @@ std::string summary_text(const Certificate& cert, const RunInfo& run) {
   return o.str();
 }
 
-nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
+nlohmann::json summary_json(const RunReport& report, const RunInfo& run) {
+  const Certificate& cert = report.certificate;
   const Counts& c = cert.counts;
   nlohmann::json j;
   j["verified"] = cert.verified;
@@ -144,8 +146,8 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     j["sequences_refined"] = f.sequences_refined;
   }
   if (cert.general) j["general"] = general_summary_json(*cert.general);
-  if (cert.float_run) {
-    const FloatRunFacts& f = *cert.float_run;
+  if (report.float_statement) {
+    const FloatRunFacts& f = *report.float_statement;
     j["float64_run_certified"] = f.certified;
     j["float64_run_delta"] = f.certified ? nlohmann::json(f.delta) : nlohmann::json(nullptr);
     j["float64_run_relative_delta"] = f.certified ? nlohmann::json(f.relative_delta) : nlohmann::json(nullptr);
@@ -153,7 +155,7 @@ nlohmann::json summary_json(const Certificate& cert, const RunInfo& run) {
     j["float64_run_tokens_bounded"] = f.tokens_bounded;
     j["float64_run_tokens_charged"] = f.tokens_charged;
   }
-  j["conditioning"] = conditioning_json(cert.conditioning);
+  j["conditioning"] = conditioning_json(report.measurements);
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},
                        {"ff_tokens_evaluated", cert.stats.ff_tokens_evaluated},

@@ -4,7 +4,7 @@
 // decoded construction certifies exactly as the built one (so no field that a check reads is lost).
 #include <boost/test/unit_test.hpp>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/core/byte_codec.hpp"
 #include "seqi/distributed/construction_bytes.hpp"
 #include "seqi/io/dataset_json.hpp"

@@ -1,14 +1,13 @@
 // What a verification run established: each check with the lemma it cites, per-sequence
-// outcomes and the counts. A certificate states only what was checked.
+// outcomes and the counts (proof facts only; a run's float64 statement and measurements are
+// beside it in RunReport). A certificate states only what was checked.
 #pragma once
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "seqi/certification/conditioning.hpp"
 #include "seqi/certification/counts.hpp"
-#include "seqi/float_statement/float_run_facts.hpp"
 #include "seqi/certification/general_facts.hpp"
 #include "seqi/forward/exact_forward.hpp"
 #include "seqi/certification/lemma_p.hpp"
@@ -67,9 +66,6 @@ struct Certificate {
   std::optional<SoftmaxFacts> softmax;
   std::optional<GeneralFacts> general;  // per-sequence verdicts of a general model (--model)
   std::vector<PhaseSnapshot> snapshots;  // input, after each phase, output
-  std::optional<FloatRunFacts> float_run;  // lem:float-run (a separate claim; never changes verified)
-  // Weights, exact relative margins and float64/float32 runs (measurements, not proof).
-  ConditioningReport conditioning;
 
   void add(Check c) { checks.push_back(std::move(c)); }
   // verified = every required check passed.
@@ -81,25 +77,5 @@ SequenceOutcome compare_as_sets(const std::vector<Point>& outputs, const Sequenc
 
 // Largest bit_size over all coordinates of all tokens.
 std::size_t max_coordinate_bits(const TokenState& s, unsigned threads = 1);
-
-// Exact hardmax certification of our construction (Thm 1.6). `brute` recomputes every
-// attention score for Lemma P instead of using the O(n d) bounds.
-// exec: progress of the phases (blocks and sequences counted) and threads for per-sequence work.
-Certificate certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
-                                         const Execution& exec = {});
-
-struct SoftmaxOptions {
-  std::optional<Rational> tau;  // default: tau_star_lower / 2 (1 when tau* is unbounded)
-  unsigned precision_bits = 0;  // 0: chosen from the data
-  bool brute = false;           // per-token softmax enclosures and brute Lemma P
-};
-
-// Softmax certification of our construction (Thm 1.8): certified tau* lower bound, then
-// enclosures at tau carried exactly through the flat hats.
-Certificate certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
-                                         const Execution& exec = {});
-
-// Exact hardmax verification of any model (e.g. a user's): T(X_j) = Y_j for every j.
-Certificate certify_model_hardmax(const Dataset& data, const Transformer<Rational>& model);
 
 }  // namespace seqi

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/core/execution.hpp"
 #include "seqi/float_statement/float_run.hpp"
 
@@ -40,10 +40,11 @@ void follow_exactly(FloatRunBound& bound, std::size_t b, ExactForward& pass, con
                     const std::vector<std::size_t>* attends = nullptr,
                     const std::function<void()>& after_attention = {});
 
-// Applies blocks [from, to) exactly, recording each phase end; counts blocks on exec.progress.
+// Applies blocks [from, to) exactly, recording each phase end in the certificate and each
+// layer's relative window in the measurements; counts blocks on exec.progress.
 // bound (optional): the float64 bound following this pass (lem:float-run), taken through the
 // same blocks; the pass never uses its results.
-void run_exact_blocks(Certificate& cert, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
+void run_exact_blocks(RunReport& report, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
                       std::size_t to, const Execution& exec = {}, FloatRunBound* bound = nullptr);
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);

@@ -6,7 +6,7 @@
 #pragma once
 #include <optional>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 
 namespace seqi {
 
@@ -19,7 +19,7 @@ struct GeneralOptions {
   std::size_t bisections = 8;    // cell splits per sequence still undecided at the last precision
 };
 
-Certificate certify_general_hardmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt);
-Certificate certify_general_softmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt);
+RunReport certify_general_hardmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt);
+RunReport certify_general_softmax(const Dataset& data, const Transformer<Rational>& model, const GeneralOptions& opt);
 
 }  // namespace seqi

@@ -1,6 +1,6 @@
 // Which malloc the programs run on. With SEQI_JEMALLOC (the default build) they link jemalloc:
 // GMP's one-limb numerator and denominator arrays (8 bytes) then cost 8 bytes each instead of
-// glibc's 32-byte minimum chunk, which roughly halves the peak memory of large runs (issue 16).
+// glibc's 32-byte minimum chunk, which roughly halves the peak memory of large runs.
 #pragma once
 #include <string>
 

@@ -11,7 +11,7 @@
 
 namespace seqi {
 
-struct Certificate;
+struct RunReport;
 struct RunInfo;
 
 class Cooperation {
@@ -26,7 +26,7 @@ class Cooperation {
   // The first process calls build(); every process gets the same construction.
   virtual Construction construction(const std::function<Construction()>& build) const = 0;
   // Collective: throws unless every process arrived at the same certificate.
-  virtual void check_agreement(const Certificate& cert, const RunInfo& run) const = 0;
+  virtual void check_agreement(const RunReport& report, const RunInfo& run) const = 0;
 };
 
 }  // namespace seqi

@@ -1,5 +1,5 @@
 // A sequence of int64 values stored in the narrowest of int16, int32, int64 that holds every
-// one of them (issue 16, compact memory: Fashion-MNIST's numerators over 255 take 2 bytes, not 8).
+// one of them (compact memory: Fashion-MNIST's numerators over 255 take 2 bytes, not 8).
 // Invariant: (*this)[k] is exactly the k-th value appended (after any scale()).
 #pragma once
 #include <cstddef>

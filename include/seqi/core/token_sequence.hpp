@@ -1,4 +1,4 @@
-// The tokens of one input sequence, stored compactly (issue 16, compact memory).
+// The tokens of one input sequence, stored compactly (compact memory).
 // Compact form: int64 numerators over ONE common positive denominator for the whole sequence
 // (the lcm of the coordinates' reduced denominators), stored in the narrowest integer type that
 // holds them all (core/narrow_ints: 2, 4 or 8 bytes per coordinate). When a value

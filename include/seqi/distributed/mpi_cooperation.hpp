@@ -27,7 +27,7 @@ class MpiCooperation final : public Cooperation {
   bool writes_output() const override { return sharding_.part() == 0; }
   std::string dataset_text(const std::function<std::string()>& read) const override;
   Construction construction(const std::function<Construction()>& build) const override;
-  void check_agreement(const Certificate& cert, const RunInfo& run) const override;
+  void check_agreement(const RunReport& report, const RunInfo& run) const override;
 
  private:
   // Process 0 calls make(); every process gets its bytes, or throws what it threw.

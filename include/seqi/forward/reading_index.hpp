@@ -42,7 +42,7 @@ class ReadingIndex {
   using ByLo = std::multimap<Rational, std::size_t>;
   const Rational& upper(std::size_t i) const { return hi_.empty() ? at_[i]->first : hi_[i]; }
 
-  // Invariant: each reading is stored once (issue 16, compact memory): a set token i
+  // Invariant: each reading is stored once (compact memory): a set token i
   // (present_[i]) has its lower end as the key of at_[i]; hi_ is empty while every set token's
   // interval is a point (the exact pass), else hi_[i] is token i's upper end.
   bool valid_ = false;

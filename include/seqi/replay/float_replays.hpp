@@ -2,7 +2,7 @@
 // on every sequence: what a float implementation would produce. It is NOT part of any proof:
 // reported beside the certificate, it never decides anything. Cost: two float passes, each over
 // every sequence when its estimate is within kReplayCompleteFactor * kReplayWorkBudget
-// multiply-adds (every benchmark row of issue 10 fits), else over a sample within the budget.
+// multiply-adds (every benchmark row fits), else over a sample within the budget.
 #pragma once
 #include <cstddef>
 #include <memory>

@@ -1,4 +1,4 @@
-// Which sequences a float replay covers (issue 16): every one when the estimated work fits the
+// Which sequences a float replay covers: every one when the estimated work fits the
 // budget, otherwise a seeded spread over the whole dataset (not its first sequences), so that a
 // large run samples every part of it. Deterministic: the same lengths, budget and seed give the
 // same sample on every platform and thread count.

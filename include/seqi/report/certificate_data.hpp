@@ -1,17 +1,17 @@
 // The data file of a LaTeX certificate: every value of the run, each defined once as a macro
 // (\certBlocks, \certTauStar, ...), which the layout \input's. Values come from the
-// Certificate, the RunInfo and the Dataset only; every user string is escaped.
+// RunReport, the RunInfo and the Dataset only; every user string is escaped.
 #pragma once
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/core/dataset.hpp"
 #include "seqi/report/summary.hpp"
 
 namespace seqi {
 
 // `dataset_sha256` and `date` are passed in so the text is a function of the arguments only.
-std::string certificate_data_text(const Certificate& cert, const RunInfo& run, const Dataset& data,
+std::string certificate_data_text(const RunReport& report, const RunInfo& run, const Dataset& data,
                                   const std::string& dataset_sha256, const std::string& date);
 
 }  // namespace seqi

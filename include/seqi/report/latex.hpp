@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 #include "seqi/core/dataset.hpp"
 #include "seqi/report/latex_escape.hpp"
 #include "seqi/report/pdflatex.hpp"
@@ -17,7 +17,7 @@ namespace seqi {
 // value once as a macro, which the certificate \input's. `dataset_sha256` and `date` are
 // passed in so the output is a function of the arguments only.
 // Throws InputError when a file cannot be written.
-void write_latex_certificate(const Certificate& cert, const RunInfo& run, const Dataset& data,
+void write_latex_certificate(const RunReport& report, const RunInfo& run, const Dataset& data,
                              const std::string& dataset_sha256, const std::string& date, const std::string& tex_path);
 
 // The companion <stem>-data.tex of the certificate tex_path (same directory). Throws

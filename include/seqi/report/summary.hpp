@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "seqi/certification/certificate.hpp"
+#include "seqi/certification/run_report.hpp"
 
 namespace seqi {
 
@@ -17,7 +17,7 @@ struct RunInfo {
   std::string arithmetic;  // e.g. "exact rationals (GMP)"
 };
 
-std::string summary_text(const Certificate& cert, const RunInfo& run);
-nlohmann::json summary_json(const Certificate& cert, const RunInfo& run);
+std::string summary_text(const RunReport& report, const RunInfo& run);
+nlohmann::json summary_json(const RunReport& report, const RunInfo& run);
 
 }  // namespace seqi
