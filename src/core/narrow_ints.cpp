@@ -34,20 +34,13 @@ void NarrowInts::append(const std::vector<std::int64_t>& row) {
   if (row.empty()) return;
   const auto [lo, hi] = std::minmax_element(row.begin(), row.end());
   widen_for(*lo, *hi);
+  const bool first = size() == 0;
+  lo_ = first ? *lo : std::min(lo_, *lo);
+  hi_ = first ? *hi : std::max(hi_, *hi);
   std::visit(
       [&](auto& v) {
         using T = typename std::decay_t<decltype(v)>::value_type;
         for (const std::int64_t x : row) v.push_back(static_cast<T>(x));
-      },
-      values_);
-}
-
-std::pair<std::int64_t, std::int64_t> NarrowInts::range() const {
-  return std::visit(
-      [](const auto& v) -> std::pair<std::int64_t, std::int64_t> {
-        if (v.empty()) return {0, 0};
-        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        return {*lo, *hi};
       },
       values_);
 }
@@ -61,6 +54,8 @@ void NarrowInts::scale(std::int64_t s) {
         for (auto& x : v) x = static_cast<T>(static_cast<std::int64_t>(x) * s);
       },
       values_);
+  lo_ *= s;
+  hi_ *= s;
 }
 
 }  // namespace seqi
