@@ -5,11 +5,12 @@
 # every file instantiates the same Boost and Eigen templates, so batching them costs a fraction of
 # the time. Compile flags are set per library, never per file (CMakeLists.txt), so every source
 # can be batched. scripts/tidy.py expands the batches and checks every source.
+# Arguments: the targets to build (default: all of them; scripts/setup-and-run.sh builds verify).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# A compiler cache where the machine has one (scripts/install-deps.sh --all installs ccache).
-launcher=()
-if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+source scripts/build-env.sh
 cmake -S . -B build "${launcher[@]}" -DCMAKE_BUILD_TYPE="${SEQI_BUILD_TYPE:-Release}" -DSEQI_WERROR="${SEQI_WERROR:-OFF}" \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 > /dev/null
-cmake --build build -j"$(nproc)"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build build -j"$(nproc)" "${targets[@]}"

@@ -6,7 +6,7 @@
 #                                   (scripts/test.sh)
 set -euo pipefail
 minimal=(
-  cmake g++ make pkg-config                      # build
+  cmake g++ make ninja-build pkg-config          # build
   libgmp-dev libmpfr-dev libmpfi-dev             # exact rationals, outward-rounded intervals
   libboost-dev libboost-test-dev                 # Boost.Multiprecision; Boost.Test (CMake configure requires it)
   libeigen3-dev nlohmann-json3-dev libcli11-dev  # vectors, JSON, command line

@@ -9,8 +9,7 @@ seconds="${1:-60}"
 # A unity build (16 sources per unit) like the plain one (scripts/build.sh says why), at -O1 with
 # line tables only (-g1: enough for the sanitizers' stack traces, a fraction of the compile time
 # of -O2 -g). The sanitizer build also checks the rounding contract (SEQI_CHECK_ROUNDING).
-launcher=()
-if command -v ccache > /dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+source scripts/build-env.sh
 cmake -S . -B build-san "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++ -DSEQI_FUZZ=ON -DSEQI_WERROR=ON -DSEQI_MPI=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 > /dev/null

@@ -5,8 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-# The configuration of scripts/build.sh (Release -O2, unity build), but only the verify target.
-cmake -S . -B build -DCMAKE_BUILD_TYPE="${SEQI_BUILD_TYPE:-Release}" -DSEQI_WERROR="${SEQI_WERROR:-OFF}" \
-  -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 > /dev/null
-cmake --build build --target verify -j"$(nproc)"
+scripts/build.sh verify  # the configuration of the whole build, the verify target alone
 build/verify --exact "${1:-datasets/tiny-d2.json}"
