@@ -9,7 +9,9 @@
    internal one (src/<layer>/*.hpp, included as "<layer>/x.hpp");
 5. the rounding contract: every source that evaluates bounds under upward rounding
    (uses UpwardRounding, expect_upward_rounding or seqi/numbers/upward.hpp) is compiled with
-   -frounding-math, read from the build's compile_commands.json (unity sources expanded).
+   -frounding-math, read from the build's compile_commands.json (unity sources expanded);
+6. the project speaks of itself: no source, script, proof or page cites a work item or a work
+   period ("issue 16", "session 21"); reasons and measurements go in commit messages.
 
 Usage: check_structure.py --root SRC_DIR [--build BUILD_DIR]. Exit 0 when every rule holds;
 otherwise each violation is printed and the exit code is 1.
@@ -115,6 +117,22 @@ def check_public_headers(root, errors):
                 errors.append(f"{path}: includes \"{inc}\", which is not under include/")
 
 
+NARRATION = re.compile(r"\b(issue|session) \d+", re.IGNORECASE)
+NARRATION_DIRS = ("src", "include", "tests", "tools", "bench", "fuzz", "scripts", "proofs", "docs", "python")
+
+
+def check_narration(root, errors):
+    paths = [os.path.join(root, n) for n in ("README.md", "CHANGES.md", "CMakeLists.txt")]
+    for top in NARRATION_DIRS:
+        paths.extend(files_under(root, top, (".cpp", ".hpp", ".py", ".sh", ".tex", ".md", ".txt", ".cmake")))
+    for path in paths:
+        if not os.path.exists(path) or os.path.abspath(path) == os.path.abspath(__file__):
+            continue
+        for number, line in enumerate(open(path, errors="replace"), 1):
+            if NARRATION.search(line):
+                errors.append(f"{path}:{number}: cites a work item or period: {line.strip()[:80]}")
+
+
 def compile_flags(build):
     """Map from each compiled source (unity members expanded) to its compiler arguments."""
     with open(os.path.join(build, "compile_commands.json")) as f:
@@ -159,6 +177,7 @@ def main():
     check_sizes(a.root, errors)
     check_certificate_folder(a.root, errors)
     check_public_headers(a.root, errors)
+    check_narration(a.root, errors)
     if a.build:
         check_rounding_flags(a.root, a.build, errors)
     for e in errors:
