@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "seqi/numbers/rational.hpp"
+#include "build_paths.hpp"
 
 namespace seqi_test::cli {
 

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+#include "build_paths.hpp"
 
 namespace seqi_test::hardening {
 

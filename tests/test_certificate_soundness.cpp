@@ -5,6 +5,7 @@
 
 #include "seqi/certification/run_report.hpp"
 #include "seqi/io/dataset_json.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_certificate_soundness)
 

@@ -24,6 +24,7 @@
 #include "seqi/io/dataset_json.hpp"
 #include "distinct_targets.hpp"
 #include "cli_support.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_cli)
 

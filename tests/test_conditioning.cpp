@@ -23,6 +23,7 @@
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/numbers/dyadic.hpp"
 #include "seeded_oracles.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_conditioning)
 
@@ -165,7 +166,7 @@ BOOST_AUTO_TEST_CASE(balancing_units_keeps_the_function_and_never_grows_the_norm
 }
 
 BOOST_AUTO_TEST_CASE(conditioning_report_matches_the_counts) {
-  const Dataset data = read_dataset_file(SEQI_DATASETS_DIR "/tiny-d2.json");
+  const Dataset data = read_dataset_file(std::string(SEQI_DATASETS_DIR) + "/tiny-d2.json");
   const auto built = build_interpolating_transformer(data, 1);
   const auto run = certify_construction_hardmax(data, built, false);
   const Certificate& cert = run.certificate;

@@ -12,6 +12,7 @@
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "dataset_io_support.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_dataset_files)
 

@@ -18,6 +18,7 @@
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "float_run_support.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_float_run_facts)
 

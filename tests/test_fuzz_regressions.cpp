@@ -7,6 +7,7 @@
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/model_json.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_fuzz_regressions)
 

@@ -25,6 +25,7 @@
 #include "seqi/forward/softmax_weights.hpp"
 #include "seqi/io/random_model.hpp"
 #include "general_models_support.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_general_models)
 

@@ -30,6 +30,7 @@
 #include "seqi/numbers/rational.hpp"
 #include "seqi/io/sha256.hpp"
 #include "hardening_support.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_hardening_files)
 

@@ -14,6 +14,7 @@
 
 #include "seqi/io/idx.hpp"
 #include "seqi/io/import_datasets.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_import_split)
 

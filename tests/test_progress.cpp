@@ -14,6 +14,7 @@
 
 #include "seqi/cli/run.hpp"
 #include "seqi/core/progress.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_progress)
 

@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_proofs)
 

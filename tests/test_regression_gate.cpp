@@ -7,6 +7,7 @@
 
 #include "regression_gate.hpp"
 #include "seqi/io/dataset_json.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_regression_gate)
 

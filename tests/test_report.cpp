@@ -16,6 +16,7 @@
 #include "seqi/io/sha256.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_report)
 

@@ -21,6 +21,7 @@
 #include "seqi/io/model_json.hpp"
 #include "seqi/io/safetensors.hpp"
 #include "seqi/model/structured_from_dense.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_safetensors)
 

@@ -13,6 +13,7 @@
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/numbers/thread_caches.hpp"
 #include "seqi/report/summary.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_sharding)
 

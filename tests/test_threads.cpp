@@ -20,6 +20,7 @@
 #include "seqi/model/token_state.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/report/summary.hpp"
+#include "build_paths.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_threads)
 
