@@ -1,7 +1,7 @@
 // Where the tests find the source tree and the programs they run. The paths are compiled into
 // one small file of this build (build_paths.cpp, in seqi_test_main) rather than into every test
-// driver, so the drivers' objects do not depend on where the tree was cloned: a compiler cache
-// serves them to another clone.
+// driver, so a change of build directory recompiles one file, not every driver. (A clone at
+// another path still recompiles the drivers: Boost.Test records each case's __FILE__.)
 #pragma once
 
 namespace seqi_test_paths {
