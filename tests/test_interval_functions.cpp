@@ -22,7 +22,7 @@ using namespace seqi_test::interval;
 // ---- randomised-test scaffolding (Arb style: print the seed, replay with SEQI_SEED) ----
 // The seed, the per-case streams, SEQI_CHECK and the generators are in interval_support.hpp.
 
-BOOST_TEST_GLOBAL_FIXTURE(PrintSeed);
+// PrintSeed is registered once per driver, in test_interval.cpp.
 
 namespace {
 

