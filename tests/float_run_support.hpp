@@ -298,16 +298,18 @@ inline void expect_hardmax_runs_within(const Transformer<Rational>& model, const
 }
 
 // The plain double forward pass (the engine's cross-check formulas) lies within delta of a target.
-inline void expect_float_outputs_near_targets(const Dataset& data, const Transformer<Rational>& model, double delta,
+// F: the format of the run (double or float); outputs compared in double.
+template <class F = double>
+void expect_float_outputs_near_targets(const Dataset& data, const Transformer<Rational>& model, double delta,
                                        const std::string& name) {
-  const Transformer<double> dm = convert_model<double>(model);
+  const Transformer<F> dm = convert_model<F>(model);
   for (const auto& pair : data.pairs) {
-    TokenList<double> X;
-    for (const auto& x : pair.input) X.push_back(vector_from_rational<double>(x));
+    TokenList<F> X;
+    for (const auto& x : pair.input) X.push_back(vector_from_rational<F>(x));
     for (const auto& y : forward_dense(dm, X)) {
       double best = 1e300;
       for (const auto& t : pair.output)
-        best = std::min(best, (y - vector_from_rational<double>(t)).cwiseAbs().maxCoeff());
+        best = std::min(best, (y.template cast<double>() - vector_from_rational<double>(t)).cwiseAbs().maxCoeff());
       BOOST_TEST(best <= delta, name << ": a float output is " << best << " from every target");
     }
   }

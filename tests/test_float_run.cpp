@@ -157,21 +157,34 @@ Dataset sweep_dataset(std::uint64_t seed, std::size_t t) {
 
 BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
   const auto seed = base_seed("sweep");
-  std::size_t shown = 0;
+  std::size_t shown = 0, shown32 = 0;
   const std::size_t count = 40;
   for (std::size_t t = 0; t < count; ++t) {
     const Dataset data = sweep_dataset(seed, t);
     const Construction built = build_interpolating_transformer(data, seed + t);
     const RunReport run = certify_construction_hardmax(data, built, false);
     BOOST_TEST_REQUIRE(run.float_statement.has_value());
-    // The bound that followed the certification's pass equals a standalone one with its own run.
+    BOOST_TEST_REQUIRE(run.float32_statement.has_value());
+    // The bounds that followed the certification's pass (both formats at once) equal standalone
+    // ones, each with its own exact run and one format.
     expect_same_facts(*run.float_statement, bound_float_run(built.model, data, Setting::hardmax, 1, 128));
+    expect_same_facts(*run.float32_statement,
+                      bound_float_run(built.model, data, Setting::hardmax, 1, 128, 1, kBinary32));
+    const std::string name = "random " + std::to_string(t);
+    if (run.float32_statement->certified) {
+      ++shown32;
+      expect_float_outputs_near_targets<float>(data, built.model, run.float32_statement->delta, name + " (float32)");
+      // binary32's u is 2^29 times binary64's: a bound shown in float32 is shown in float64 too.
+      BOOST_TEST(run.float_statement->certified, name);
+    }
     if (!run.float_statement->certified) continue;
     ++shown;
-    expect_float_outputs_near_targets(data, built.model, run.float_statement->delta, "random " + std::to_string(t));
+    expect_float_outputs_near_targets(data, built.model, run.float_statement->delta, name);
   }
-  std::cout << "sweep: float64 statement shown for " << shown << " of " << count << " random constructions\n";
+  std::cout << "sweep: float64 statement shown for " << shown << ", float32 for " << shown32 << " of " << count
+            << " random constructions\n";
   BOOST_TEST(shown >= 1u);
+  BOOST_TEST(shown32 >= 1u);
 }
 
 // Softmax certificates of random constructions: the float64 bound, which follows the

@@ -10,12 +10,13 @@ namespace {
 // The exact forward pass and every check on it (Lemmas P, collapse, interpolation), with the
 // float64 bound following the same pass (lem:float-run; its facts are returned, not checked
 // here). The token state is freed on return.
-FloatRunFacts certify_exact_pass(RunReport& report, const Dataset& data, const Construction& built, bool brute,
+std::vector<FloatRunFacts> certify_exact_pass(RunReport& report, const Dataset& data, const Construction& built, bool brute,
                                  const Execution& exec) {
   Certificate& cert = report.certificate;
   ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
   ExactReference view(pass);
-  FloatRunBound bound(built.model, view, pass.state().begin, Setting::hardmax, std::nullopt, exec.threads);
+  FloatRunBound bound(built.model, view, pass.state().begin, Setting::hardmax, std::nullopt, exec.threads,
+                      statement_formats());
   record_phase_end(cert, pass.state(), "input", exec.threads);
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
@@ -36,7 +37,7 @@ FloatRunFacts certify_exact_pass(RunReport& report, const Dataset& data, const C
   progress_advance(exec.progress);
   run_exact_blocks(report, pass, built.model, collapse + 1, blocks.size(), exec, &bound);
   cert.stats = pass.stats();
-  FloatRunFacts float_run = bound.finish();
+  std::vector<FloatRunFacts> float_run = bound.finish();
   add_interpolation_check(cert, data, outputs_of(pass.release_state()), exec);
   return float_run;
 }
@@ -64,7 +65,7 @@ RunReport certify_construction_hardmax(const Dataset& data, const Construction& 
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)
 
-  const FloatRunFacts float_run = certify_exact_pass(report, data, built, brute, exec);
+  const std::vector<FloatRunFacts> float_run = certify_exact_pass(report, data, built, brute, exec);
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl =
       replays.finish(std::nullopt, cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{});

@@ -157,11 +157,11 @@ CollapseEnclosures plan_collapse_enclosures(const Construction& built, const std
 }
 
 // Everything but the float replays, into report: the exact pass, tau*, the collapse enclosures and their
-// carry to the output, with the float64 bound following the same pass (lem:float-run; its facts
+// carry to the output, with the float64 and float32 bounds following the same pass (lem:float-run; their facts
 // go to float_run, not checked here). cert.softmax and float_run are set when tau was fixed. The
 // token state is freed on return, before the float replays make their own.
 void certify_softmax_exactly(RunReport& report, const Dataset& data, const Construction& built,
-                             const SoftmaxOptions& opt, const Execution& exec, std::optional<FloatRunFacts>& float_run) {
+                             const SoftmaxOptions& opt, const Execution& exec, std::vector<FloatRunFacts>& float_run) {
   Certificate& cert = report.certificate;
   cert.setting = Setting::softmax;
   cert.construction = summary_of(built.record);
@@ -181,7 +181,8 @@ void certify_softmax_exactly(RunReport& report, const Dataset& data, const Const
   // The bound's layers before the collapse have A = 0 (checked above; else no bound): they do not
   // need tau, which Lemma P fixes below.
   ExactReference view(pass);
-  FloatRunBound bound(built.model, view, pass.state().begin, Setting::softmax, std::nullopt, exec.threads);
+  FloatRunBound bound(built.model, view, pass.state().begin, Setting::softmax, std::nullopt, exec.threads,
+                      statement_formats());
   record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(report, pass, built.model, 0, collapse, exec, inexact ? nullptr : &bound);
@@ -241,7 +242,7 @@ void certify_softmax_exactly(RunReport& report, const Dataset& data, const Const
 
 RunReport certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
                                        const Execution& exec) {
-  std::optional<FloatRunFacts> float_run;
+  std::vector<FloatRunFacts> float_run;  // one per statement format, once tau is fixed
   BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
   RunReport report;
   certify_softmax_exactly(report, data, built, opt, exec, float_run);
@@ -251,7 +252,7 @@ RunReport certify_construction_softmax(const Dataset& data, const Construction& 
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl = replays.finish(facts.tau_checked.convert_to<double>(), cert.lemma_p->attends);
   report.measurements.float_runs = {dbl.float64, dbl.float32};
-  add_float_run_check(report, *float_run);
+  add_float_run_check(report, float_run);
   cert.conclude();
   return report;
 }

@@ -17,9 +17,9 @@ namespace seqi::float_run_detail {
 // kept, lem:float-reading).
 std::optional<std::string> Propagation::attention(const SelfAttention<Rational>& sa, Setting kind, double tau_inv,
                                                   const std::optional<Point>& next_direction) {
-  if (auto f = structured_range(sa.A, "A")) return f;
-  if (auto f = structured_range(sa.V, "V")) return f;
-  if (auto f = out_of_range(sa.rho, "rho")) return f;
+  if (auto f = structured_range(sa.A, "A", fmt_)) return f;
+  if (auto f = structured_range(sa.V, "V", fmt_)) return f;
+  if (auto f = out_of_range(sa.rho, "rho", fmt_)) return f;
   const StructuredBound A = structured_bound(sa.A), V = structured_bound(sa.V);
   argmax_.assign(kind == Setting::hardmax && !A.zero && !V.zero ? e_.size() : 0, 0);
   std::vector<double> next(e_.size()), next_rho(e_.size());
@@ -58,7 +58,7 @@ std::optional<std::string> Propagation::attend_sequences(const SelfAttention<Rat
                                                          std::vector<double>& next_rho, Tally& tally) {
   expect_upward_rounding("Propagation::attend_sequences");
   const double rho = magnitude_up(sa.rho);
-  const double c2 = gamma_up(2) * (1 + u) + u;
+  const double c2 = dot_rounding(2, fmt_);
   for (std::size_t j = first; j < last; ++j) {
     const std::size_t b0 = begin_[j], b1 = begin_[j + 1], n = b1 - b0;
     double xmax = 0, xs = 0, emax = 0;  // over the sequence: |xhat|, |x*|, e
@@ -76,14 +76,14 @@ std::optional<std::string> Propagation::attend_sequences(const SelfAttention<Rat
         if (!avg) return tally.failure;
         m = *avg;
       }
-      const Applied v = apply_bound(V, m.mag, m.err, d_);
+      const Applied v = apply_bound(V, m.mag, m.err, d_, fmt_);
       if (sa.rho == 0)
         next[i] = v.err;
       else if (V.zero && sa.rho == 1)
         next[i] = e_[i];
       else
-        next[i] = c2 * (rho * float_inf(i) + v.mag + v.err) + rho * e_[i] + v.err + 2 * tiny;
-      if (!(next[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+        next[i] = c2 * (rho * float_inf(i) + v.mag + v.err) + rho * e_[i] + v.err + 2 * fmt_.tiny;
+      if (!(next[i] < guard(fmt_))) return where(i) + ": the error bound exceeds " + guard_text(fmt_);
       if (vr) {
         const double rho_in = scale ? std::min(*scale * rho_[i], vr->r_one * e_[i]) : vr->r_one * e_[i];
         next_rho[i] = std::min(vr->r_one * next[i], attention_reading(sa, V, *vr, m, rho_in, i, v));
@@ -101,20 +101,20 @@ double Propagation::attention_reading(const SelfAttention<Rational>& sa, const S
   double rv = 0;  // >= |r.(fl(Vhat mhat) - V m*)|
   if (!V.zero) {
     const std::size_t k = V.p_inf.size();
-    const double cq = gamma_up(d_) * (1 + u) + u, cy = gamma_up(k + 1) * (1 + u) + u;
+    const double cq = dot_rounding(d_, fmt_), cy = dot_rounding(k + 1, fmt_);
     double terms = V.alpha * vr.r_one * m.mag, propagated = V.alpha * vr.r_one * m.err;
     for (std::size_t t = 0; t < k; ++t) {
-      const double ec = cq * V.q_one[t] * m.mag + V.q_one[t] * m.err + static_cast<double>(d_) * tiny;
+      const double ec = cq * V.q_one[t] * m.mag + V.q_one[t] * m.err + static_cast<double>(d_) * fmt_.tiny;
       terms = terms + vr.r_abs_p[t] * (V.q_one[t] * m.mag + ec);
       propagated = propagated + vr.r_dot_p[t] * ec;
     }
-    rv = cy * terms + propagated + static_cast<double>(k + 1) * tiny * vr.r_one;
+    rv = cy * terms + propagated + static_cast<double>(k + 1) * fmt_.tiny * vr.r_one;
   }
   const double rho = magnitude_up(sa.rho);
   if (sa.rho == 0) return rv;
   if (V.zero && sa.rho == 1) return rho_in;
-  const double c2 = gamma_up(2) * (1 + u) + u;
-  return c2 * vr.r_one * (rho * float_inf(i) + v.mag + v.err) + rho * rho_in + rv + 2 * tiny * vr.r_one;
+  const double c2 = dot_rounding(2, fmt_);
+  return c2 * vr.r_one * (rho * float_inf(i) + v.mag + v.err) + rho * rho_in + rv + 2 * fmt_.tiny * vr.r_one;
 }
 
 // The float attended average of token i (lem:float-attention): magnitude bound (of both the
@@ -127,32 +127,32 @@ std::optional<Applied> Propagation::attended_average(const SelfAttention<Rationa
   const double nn = static_cast<double>(n), dd = static_cast<double>(d_);
   if (kind == Setting::hardmax && A.zero) {
     // Every score is exactly 0 in both runs: all tie, m = fl(sum xhat_l) / n.
-    const double g = gamma_up(n > 1 ? n - 1 : 0);
-    return Applied{xmax + g * xmax + emax + u * xmax * (1 + g) + nn * tiny,
-                   g * xmax + emax + u * xmax * (1 + g) + nn * tiny};
+    const double g = gamma_of(n > 1 ? n - 1 : 0, fmt_);
+    return Applied{xmax + g * xmax + emax + fmt_.u * xmax * (1 + g) + nn * fmt_.tiny,
+                   g * xmax + emax + fmt_.u * xmax * (1 + g) + nn * fmt_.tiny};
   }
-  const Applied a = apply_bound(A, float_inf(i), e_[i], d_);
+  const Applied a = apply_bound(A, float_inf(i), e_[i], d_, fmt_);
   // Per key l (lem:float-scores): |shat_il - s*_il| <= eps_l; a1 >= |a*|_1.
   double a1 = A.alpha * exact_one(i);
   for (std::size_t t = 0; t < A.p_one.size(); ++t) a1 = a1 + A.p_one[t] * A.q_one[t] * exact_inf(i);
   a1 = std::min(a1, dd * a.mag);
-  const double per_one = gamma_up(d_) * (a.mag + a.err) + a.err;
+  const double per_one = gamma_of(d_, fmt_) * (a.mag + a.err) + a.err;
   std::vector<double> eps_l(n);
   double eps = 0;  // max_l eps_l (lem:float-attention's eps is at least this)
   for (std::size_t l = 0; l < n; ++l) {
-    eps_l[l] = per_one * one[l] + e_[b0 + l] * a1 + dd * tiny;
+    eps_l[l] = per_one * one[l] + e_[b0 + l] * a1 + dd * fmt_.tiny;
     eps = std::max(eps, eps_l[l]);
   }
-  if (!(eps < kGuard && a.mag * xmax * dd < kGuard)) {
-    tally.failure = where(i) + ": the score bounds exceed 2^1000";
+  if (!(eps < guard(fmt_) && a.mag * xmax * dd < guard(fmt_))) {
+    tally.failure = where(i) + ": the score bounds exceed " + guard_text(fmt_);
     return std::nullopt;
   }
   // |(shat_top - shat_l) - (s*_top - s*_l)|: the query's error a.err enters through
   // |xhat_top - xhat_l|_1, the keys' errors through |a*|_1, roundings through gamma_d (lem:float-scores).
-  const double rounding = gamma_up(d_) * (a.mag + a.err);
+  const double rounding = gamma_of(d_, fmt_) * (a.mag + a.err);
   auto need = [&](std::size_t top, std::size_t l) {
     return rounding * (one[top] + one[l]) + a.err * difference_one(b0 + top, b0 + l) + (e_[b0 + top] + e_[b0 + l]) * a1 +
-           2 * dd * tiny;
+           2 * dd * fmt_.tiny;
   };
   if (kind == Setting::hardmax) {
     const std::size_t best = exact_argmax(sa, i, b0, b1, need, tally);
@@ -165,15 +165,20 @@ std::optional<Applied> Propagation::attended_average(const SelfAttention<Rationa
   // score is exactly 0 in both runs (eps = S = 0), so eta = 5u, all keys tie, and nothing here
   // depends on tau (tau_inv and tau_ may still be unset).
   const double S = dd * a.mag * xs;  // >= |s*_il|; 0 when A = 0
-  const double g = gamma_up(n);
-  const double cm = 2 * g * (1 + 2 * g) * (1 + u) + u;
+  // The run divides scores by tau: |sigma_l| <= (S + eps) t (1 + 2u) must stay below the guard too.
+  if (!((S + eps) * tau_inv * (1 + 2 * fmt_.u) < guard(fmt_))) {
+    tally.failure = where(i) + ": the scores over tau exceed " + guard_text(fmt_);
+    return std::nullopt;
+  }
+  const double g = gamma_of(n, fmt_);
+  const double cm = 2 * g * (1 + 2 * g) * (1 + fmt_.u) + fmt_.u;
   // Both bounds below hold when their hypotheses do; the smaller one is kept.
   std::optional<double> by_gaps;
   if (!A.zero)
     if (auto tail = softmax_tail(sa, i, b0, b1, need, S, eps, tau_inv))  // lem:float-softmax-gaps
-      by_gaps = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 0x1p-1069;
-  const double eps1 = A.zero ? 0 : (eps * (1 + u) + 2 * u * S) * tau_inv * (1 + 2 * u);
-  const double eta = eps1 + 2 * u * (S * tau_inv + eps1) + 5 * u;
+      by_gaps = cm * xmax + e_[tail->top] + tail->weighted_error + 2 * tail->weight * xs + nn * 32 * fmt_.tiny;
+  const double eps1 = A.zero ? 0 : (eps * (1 + fmt_.u) + 2 * fmt_.u * S) * tau_inv * (1 + 2 * fmt_.u);
+  const double eta = eps1 + 2 * fmt_.u * (S * tau_inv + eps1) + 5 * fmt_.u;
   if (!(2 * eta <= 1)) {
     if (by_gaps) return Applied{xs + *by_gaps, *by_gaps};
     tally.failure = where(i) + ": the softmax weights are not controlled (log-weight error bound " +
@@ -182,8 +187,8 @@ std::optional<Applied> Propagation::attended_average(const SelfAttention<Rationa
   }
   // >= |pihat - pi|_1; at most 2 (e^{2 eta} - 1)(1 - pi_top) when the exact scores are known.
   const double tail = A.zero ? (n > 1 ? 1 : 0) : tail_weight(sa, i, b0, b1);  // A = 0: gap 0, (n - 1) e^0
-  const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail) + nn * 0x1p-1070;
-  const double err = std::min(cm * xmax + emax + dpi * xs + nn * 0x1p-1072, by_gaps.value_or(kGuard));
+  const double dpi = (2 * eta + 4 * eta * eta) * std::min(1.0, 2 * tail) + nn * 16 * fmt_.tiny;
+  const double err = std::min(cm * xmax + emax + dpi * xs + nn * 4 * fmt_.tiny, by_gaps.value_or(guard(fmt_)));
   return Applied{xs + err, err};
 }
 
@@ -199,7 +204,7 @@ std::optional<Propagation::SoftmaxTail> Propagation::softmax_tail(const SelfAtte
     if (!ref_.point(l)) return std::nullopt;
   const std::vector<Rational> s = exact_scores(sa, i, b0, b1);
   const auto top = static_cast<std::size_t>(std::max_element(s.begin(), s.end()) - s.begin());
-  const Rational unit = Rational(u);
+  const Rational unit = Rational(fmt_.u);
   // >= the rounding of sigma_l - sigma_top beyond (shat_l - shat_top) / tauhat
   const Rational shift = 2 * unit * Rational(S + eps) * Rational(tau_inv) * (1 + 2 * unit);
   SoftmaxTail tail{b0 + top, 0, 0};
@@ -208,7 +213,7 @@ std::optional<Propagation::SoftmaxTail> Propagation::softmax_tail(const SelfAtte
     const Rational D = -(s[top] - s[l] - Rational(need(top, l))) / (tau_ * (1 + unit)) + shift;
     if (D >= 0) return std::nullopt;
     const double e = magnitude_up(exp(Interval(D * (1 - unit), 64)).upper());
-    const double p = (e * (1 + 4 * u)) * (1 + 8 * u) + 3 * tiny;
+    const double p = (e * (1 + 4 * fmt_.u)) * (1 + 8 * fmt_.u) + 3 * fmt_.tiny;
     tail.weight = tail.weight + p;
     tail.weighted_error = tail.weighted_error + p * e_[b0 + l];
   }

@@ -18,12 +18,13 @@ namespace seqi::float_run_detail {
 // prep: prepare_layer(ff).
 std::optional<std::string> Propagation::feed_forward(const FeedForward<Rational>& ff, const LayerPrep& prep,
                                                      std::size_t layer, std::vector<std::size_t>& changed) {
-  if (prep.out_of_range) return prep.out_of_range;
+  if (prep.out_of_range[slot_]) return prep.out_of_range[slot_];
   FFLayer L = ff_layer(ff, prep);
   const FFBound& f = L.f;
   std::optional<SparsePlan> plan;
   if (L.form)
-    plan = sparse_plan(ff, f, *L.form, *prep.sparse_reading, layer, L.r_mid, L.r_mag, L.cU, L.cM, L.under);
+    plan = sparse_plan(ff, f, *L.form, *prep.sparse_reading, layer, L.r_mid, L.r_mag, L.cU, L.cM, L.under,
+                       L.tiny_units);
   if (!plan) {
     settle_all(layer);
     readings_current_ = false;
@@ -67,7 +68,7 @@ std::optional<std::string> Propagation::feed_forward(const FeedForward<Rational>
 Propagation::FFLayer Propagation::ff_layer(const FeedForward<Rational>& ff, const LayerPrep& prep) const {
   const FFBound& f = prep.f;
   const OneDirectionForm* form = prep.one && prep.one->identity_outside ? &*prep.one : nullptr;
-  FFLayer L{ff, f, form, 0, 0, std::vector<double>(d_), std::vector<double>(d_), 0, 0, 0, std::nullopt, false};
+  FFLayer L{ff, f, form, 0, 0, std::vector<double>(d_), std::vector<double>(d_), 0, 0, 0, 0, std::nullopt, false};
   if (form) {
     const MidRad l = mid_rad(form->lo), h = mid_rad(form->hi);
     L.lo = lower_difference(l.mid, l.rad);
@@ -78,9 +79,10 @@ Propagation::FFLayer Propagation::ff_layer(const FeedForward<Rational>& ff, cons
       L.r_mag[c] = std::fabs(rc.mid) + rc.rad;
     }
   }
-  L.cU = gamma_up(f.d + 1) * (1 + u) + u;
-  L.cM = gamma_up(f.d + 1, 2 * u) * (1 + 0x1p-51) + 0x1p-51;
+  L.cU = dot_rounding(f.d + 1, fmt_);
+  L.cM = gamma_up(f.d + 1, 0x1p-52) * (1 + 0x1p-51) + 0x1p-51;
   L.under = static_cast<double>(f.d + 1) * 0x1p-1072;
+  L.tiny_units = static_cast<double>(f.d + 1) * 4 * fmt_.tiny;
   return L;
 }
 
@@ -106,7 +108,7 @@ std::optional<std::string> Propagation::bound_token(const FFLayer& L, std::size_
     rho_[i] = rho;
     return std::nullopt;
   }
-  const double cW = gamma_up(live_units + 1) * (1 + u) + u;
+  const double cW = dot_rounding(live_units + 1, fmt_);
   // Active units propagate the input error through the pattern's exact Jacobian eta I + w_P r^T
   // (one direction: |eta| e + |w_P| rho); kinks (p* = 0) contribute |What_k ahat_k| <= (1 + u) |W_k| E_k.
   const PatternBound pattern = t.jacobian(t.active);
@@ -115,7 +117,7 @@ std::optional<std::string> Propagation::bound_token(const FFLayer& L, std::size_
   for (std::size_t k = 0; k < f.w; ++k) {
     if (!t.live[k]) continue;
     terms = terms + f.w_col[k] * (t.act[k] + t.E[k]);
-    propagated = propagated + f.w_col[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
+    propagated = propagated + f.w_col[k] * (t.active[k] ? t.R[k] : (1 + fmt_.u) * t.E[k]);
   }
   // Kinks through the sign of r.(xhat - x*) (lem:float-reading (5)): the patterns P u K_+ and
   // P u K_- (kinks with positive, resp. negative slope), each kink erring by R_k only.
@@ -137,8 +139,8 @@ std::optional<std::string> Propagation::bound_token(const FFLayer& L, std::size_
       propagated = std::min(propagated, alt);
     }
   }
-  e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * tiny;
-  if (!(e_[i] < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+  e_[i] = cW * terms + propagated + static_cast<double>(live_units + 1) * fmt_.tiny;
+  if (!(e_[i] < guard(fmt_))) return where(i) + ": the error bound exceeds " + guard_text(fmt_);
   if (reading)
     rho_[i] = std::min(reading->r_one * e_[i], reading_error(*reading, f, t, m, r, e, rho, pattern.gain, kinks, live_units));
   return std::nullopt;
@@ -162,10 +164,10 @@ std::optional<std::string> Propagation::unit_signs(const FFLayer& L, std::size_t
       pm = pm + uk[c] * m[c];
     }
     // rounding: |phat_k - p*_k - U_k (xhat - x*)|; a zero row computes fl(0 + bhat_k) = bhat_k
-    t.R[k] = f.zero_row[k] ? u * f.b_mag[k] : L.cU * s + L.under;
+    t.R[k] = f.zero_row[k] ? fmt_.u * f.b_mag[k] : L.cU * s + L.tiny_units;
     t.E[k] = t.R[k] + (reading ? std::min(f.u_one[k] * e, reading->slope[k] * rho) : f.u_one[k] * e);  // |phat_k - p*_k|
     const double pr = f.u_one[k] * r + L.cM * sm + L.under;      // |p*_k - pm| over the box
-    if (!(t.E[k] < kGuard && pr < kGuard)) return where(i) + ": the error bound exceeds 2^1000";
+    if (!(t.E[k] < guard(fmt_) && pr < guard(fmt_))) return where(i) + ": the error bound exceeds " + guard_text(fmt_);
     int sign = 0;  // sign of p*_k: +1, -1, or 0 (exactly zero: a kink)
     if (std::fabs(pm) > pr + t.E[k]) {
       sign = pm > 0 ? 1 : -1;
@@ -198,19 +200,19 @@ std::optional<std::string> Propagation::unit_signs(const FFLayer& L, std::size_t
 // (active units) or value (kinks) through |r.W_k|. m, r, e: token's box and error; rho its reading error.
 double Propagation::reading_error(const ReadingLayer& l, const FFBound& f, const TokenScratch& t, const double* m,
                                   double r, double e, double rho, double gain, const std::optional<PatternBound>& kinks,
-                                  std::size_t live_units) {
-  const double cW = gamma_up(live_units + 1) * (1 + u) + u;
+                                  std::size_t live_units) const {
+  const double cW = dot_rounding(live_units + 1, fmt_);
   double x_read = 0;  // >= sum_c |r_c| max(|xhat_c|, |x*_c|)
   for (std::size_t c = 0; c < f.d; ++c) x_read = x_read + l.r_mag[c] * (std::fabs(m[c]) + r + e);
   double terms = f.eta * x_read, propagated = gain * rho, alt = kinks ? kinks->gain * rho : 0;
   for (std::size_t k = 0; k < f.w; ++k) {
     if (!t.live[k]) continue;
     terms = terms + l.r_abs_w[k] * (t.act[k] + t.E[k]);
-    propagated = propagated + l.r_dot_w[k] * (t.active[k] ? t.R[k] : (1 + u) * t.E[k]);
+    propagated = propagated + l.r_dot_w[k] * (t.active[k] ? t.R[k] : (1 + fmt_.u) * t.E[k]);
     alt = alt + l.r_dot_w[k] * t.R[k];
   }
   if (kinks) propagated = std::min(propagated, alt);
-  return cW * terms + propagated + static_cast<double>(live_units + 1) * tiny * l.r_one;
+  return cW * terms + propagated + static_cast<double>(live_units + 1) * fmt_.tiny * l.r_one;
 }
 
 // Runs one_token(i, scratch) on every listed token, in one contiguous chunk per thread (at most

@@ -30,9 +30,9 @@ std::optional<std::string> Propagation::start() {
     refresh(i);
     if (const Point* x = ref_.point(i))
       for (Eigen::Index c = 0; c < x->size(); ++c)
-        if (!in_relative_range((*x)[c]))
-          return where(i) + ": " + *out_of_range((*x)[c], "coordinate " + std::to_string(c + 1));
-    e_[i] = u * exact_inf(i);
+        if (!in_relative_range((*x)[c], fmt_))
+          return where(i) + ": " + *out_of_range((*x)[c], "coordinate " + std::to_string(c + 1), fmt_);
+    e_[i] = fmt_.u * exact_inf(i);
   }
   return std::nullopt;
 }
@@ -88,128 +88,174 @@ FloatRunFacts failed(FloatRunFacts facts, std::size_t block, const char* layer, 
 
 }  // namespace
 
+namespace float_run_detail {
+
+// One format's bound: its running-error state, and its facts once it has failed.
+struct FormatRun {
+  FormatRun(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, unsigned threads, std::size_t layers,
+            const FloatFormat& fmt, std::size_t slot)
+      : format(fmt), run(ref, std::move(begin), d, threads, layers, fmt, slot) {}
+  FloatFormat format;
+  float_run_detail::Propagation run;
+  std::optional<FloatRunFacts> stopped;  // the facts of a bound that failed
+  std::vector<std::size_t> changed;
+  void stop(std::size_t block, const char* layer, const std::string& why) {
+    stopped = failed(run.facts(), block, layer, why);
+    stopped->format = format.name;
+    run.release();
+  }
+};
+
+}  // namespace float_run_detail
+
+using float_run_detail::FormatRun;
+
 struct FloatRunBound::State {
-  State(const Transformer<Rational>& m, ExactReference& ref, std::vector<std::size_t> begin, Setting k,
-        unsigned threads)
-      : model(m), kind(k), run(ref, std::move(begin), static_cast<std::size_t>(m.dimension), threads, m.blocks.size()),
-        preps(m, threads) {}
+  State(const Transformer<Rational>& m, ExactReference& ref, const std::vector<std::size_t>& begin, Setting k,
+        unsigned threads, const std::vector<FloatFormat>& formats)
+      : model(m), kind(k), preps(m, threads, formats) {
+    for (std::size_t f = 0; f < formats.size(); ++f)
+      runs.push_back(std::make_unique<FormatRun>(ref, begin, static_cast<std::size_t>(m.dimension), threads,
+                                                 m.blocks.size(), formats[f], f));
+  }
   const Transformer<Rational>& model;
   Setting kind;
-  float_run_detail::Propagation run;
+  std::vector<std::unique_ptr<FormatRun>> runs;  // one per format, in the caller's order
   float_run_detail::LayerPreps preps;
   bool tau_set = false;
   double tau_inv = 0;
   std::size_t next_block = 0;
-  std::optional<FloatRunFacts> stopped;  // the facts of a bound that failed
-  void stop(FloatRunFacts facts) {
-    stopped = std::move(facts);
-    run.release();
+  bool all_stopped() const {
+    return std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r->stopped.has_value(); });
   }
-  std::vector<std::size_t> changed;
+  template <class F>
+  void for_live(F&& f) {
+    for (auto& r : runs)
+      if (!r->stopped) f(*r);
+  }
 };
 
 FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin,
-                             Setting kind, const std::optional<Rational>& tau, unsigned threads)
-    : s_(std::make_unique<State>(model, ref, std::move(begin), kind, threads)) {
+                             Setting kind, const std::optional<Rational>& tau, unsigned threads,
+                             const std::vector<FloatFormat>& formats)
+    : s_(std::make_unique<State>(model, ref, begin, kind, threads, formats)) {
   if (kind == Setting::softmax && tau) set_tau(*tau);
-  if (s_->stopped) return;
   UpwardRounding up;
-  if (auto f = s_->run.start()) s_->stop(failed(s_->run.facts(), 0, "input", *f));
+  s_->for_live([](FormatRun& r) {
+    if (auto f = r.run.start()) r.stop(0, "input", *f);
+  });
 }
 
 void FloatRunBound::set_tau(const Rational& tau) {
   s_->tau_set = true;
-  if (s_->stopped) return;
   UpwardRounding up;
-  if (auto f = float_run_detail::out_of_range(tau, "tau")) {
-    s_->stop(failed(s_->run.facts(), s_->next_block, "attention", *f));
-    return;
-  }
-  s_->run.set_tau(tau);
+  s_->for_live([&](FormatRun& r) {
+    if (auto f = float_run_detail::out_of_range(tau, "tau", r.format))
+      r.stop(s_->next_block, "attention", *f);
+    else
+      r.run.set_tau(tau);
+  });
   s_->tau_inv = magnitude_up(1 / tau);
 }
 
 FloatRunBound::~FloatRunBound() = default;
 
-bool FloatRunBound::stopped() const { return s_->stopped.has_value(); }
+bool FloatRunBound::stopped() const { return s_->all_stopped(); }
+
+// The attention layer of block b bounded in every live format (each stops on its own failure);
+// then the exact run advanced once, with a proven argmax when a live format has shown one.
+std::optional<std::string> FloatRunBound::attention_layer(std::size_t b, bool attends,
+                                                         const AdvanceAttention& attention) {
+  const auto& block = s_->model.blocks[b];
+  const float_run_detail::LayerPrep& prep = s_->preps.at(b);
+  if (attends) {
+    UpwardRounding up;
+    s_->for_live([&](FormatRun& r) {
+      r.run.settle_all(b);
+      std::optional<Point> next_direction;
+      if (prep.one) next_direction = prep.one->r;
+      if (auto f = r.run.attention(block.sa, s_->kind, s_->tau_inv, next_direction)) r.stop(b, "attention", *f);
+    });
+  }
+  std::vector<std::size_t> argmax;
+  if (attends)
+    s_->for_live([&](FormatRun& r) {
+      if (argmax.empty()) argmax = r.run.argmax();
+    });
+  if (auto f = attention(argmax)) {
+    s_->for_live([&](FormatRun& r) { r.stop(b, "attention", "exact run: " + *f); });
+    return f;
+  }
+  if (attends) {
+    UpwardRounding up;
+    s_->for_live([](FormatRun& r) { r.run.refresh_all(); });
+  }
+  return std::nullopt;
+}
 
 std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAttention& attention,
                                                 const AdvanceFeedForward& feed_forward) {
   const auto& block = s_->model.blocks[b];
-  float_run_detail::Propagation& run = s_->run;
   const bool attends = !block.sa.V.is_zero() || block.sa.rho != 1;  // else the layer maps x to x, in floats too
-  // The rest of the block once the bound has failed: the exact run only (the layer's form from
-  // the preps, computed in batches on the threads).
-  const auto advance_from = [&](bool at_attention) -> std::optional<std::string> {
-    if (at_attention)
-      if (auto f = attention({})) return f;
+  s_->next_block = b + 1;
+  if (s_->all_stopped()) {  // the exact run only (the layer's form from the preps, in batches on the threads)
+    if (auto f = attention({})) return f;
     s_->preps.forms_only();
     return feed_forward(s_->preps.at(b).one);
-  };
-  s_->next_block = b + 1;
-  if (s_->stopped) return advance_from(true);
+  }
   if (s_->kind == Setting::softmax && attends && !block.sa.A.is_zero() && !s_->tau_set)
     throw std::logic_error("FloatRunBound: set_tau() must precede block " + std::to_string(b + 1));
+  if (auto f = attention_layer(b, attends, attention)) return f;
   const float_run_detail::LayerPrep& prep = s_->preps.at(b);
-  if (attends) {
-    UpwardRounding up;
-    run.settle_all(b);
-    std::optional<Point> next_direction;
-    if (prep.one) next_direction = prep.one->r;
-    if (auto f = run.attention(block.sa, s_->kind, s_->tau_inv, next_direction)) {
-      s_->stop(failed(run.facts(), b, "attention", *f));
-      return advance_from(true);
-    }
-  }
-  if (auto f = attention(attends ? run.argmax() : std::vector<std::size_t>{})) {
-    s_->stop(failed(run.facts(), b, "attention", "exact run: " + *f));
-    return f;
-  }
-  if (attends) {
-    UpwardRounding up;
-    run.refresh_all();
-  }
-  s_->changed.clear();
   {
     UpwardRounding up;
-    if (auto f = run.feed_forward(block.ff, prep, b, s_->changed)) {
-      s_->stop(failed(run.facts(), b, "feed-forward", *f));
-      return feed_forward(prep.one);
-    }
+    s_->for_live([&](FormatRun& r) {
+      r.changed.clear();
+      if (auto f = r.run.feed_forward(block.ff, prep, b, r.changed)) r.stop(b, "feed-forward", *f);
+    });
   }
   if (auto f = feed_forward(prep.one)) {
-    s_->stop(failed(run.facts(), b, "feed-forward", "exact run: " + *f));
+    s_->for_live([&](FormatRun& r) { r.stop(b, "feed-forward", "exact run: " + *f); });
     return f;
   }
   UpwardRounding up;
-  run.refresh_changed(s_->changed, b);
+  s_->for_live([&](FormatRun& r) { r.run.refresh_changed(r.changed, b); });
   return std::nullopt;
 }
 
-FloatRunFacts FloatRunBound::finish() {
-  if (s_->stopped) return *s_->stopped;
-  float_run_detail::Propagation& run = s_->run;
+std::vector<FloatRunFacts> FloatRunBound::finish() {
+  std::vector<FloatRunFacts> out;
   UpwardRounding up;
-  run.settle_all(s_->model.blocks.size());
-  FloatRunFacts facts = run.facts();
-  double out_max = 0;
-  for (std::size_t i = 0; i < run.errors().size(); ++i) {
-    facts.delta = std::max(facts.delta, run.errors()[i]);
-    out_max = std::max(out_max, run.exact_inf(i));
+  for (auto& r : s_->runs) {
+    if (r->stopped) {
+      out.push_back(*r->stopped);
+      continue;
+    }
+    float_run_detail::Propagation& run = r->run;
+    run.settle_all(s_->model.blocks.size());
+    FloatRunFacts facts = run.facts();
+    double out_max = 0;
+    for (std::size_t i = 0; i < run.errors().size(); ++i) {
+      facts.delta = std::max(facts.delta, run.errors()[i]);
+      out_max = std::max(out_max, run.exact_inf(i));
+    }
+    facts.certified = true;
+    facts.relative_delta = out_max > 0 ? facts.delta / out_max : facts.delta;
+    facts.format = r->format.name;
+    out.push_back(std::move(facts));
   }
-  facts.certified = true;
-  facts.relative_delta = out_max > 0 ? facts.delta / out_max : facts.delta;
-  return facts;
+  return out;
 }
 
-FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision, unsigned threads) {
+std::vector<FloatRunFacts> bound_float_runs(const Transformer<Rational>& model, const Dataset& data, Setting kind,
+                                            const Rational& tau, unsigned precision, unsigned threads,
+                                            const std::vector<FloatFormat>& formats) {
   TokenState inputs = inputs_of(data, threads);
   std::vector<std::size_t> begin = inputs.begin;
   if (kind == Setting::hardmax) {
     ExactForward pass(std::move(inputs), threads);
     ExactReference ref(pass);
-    FloatRunBound bound(model, ref, std::move(begin), kind, std::nullopt, threads);
+    FloatRunBound bound(model, ref, std::move(begin), kind, std::nullopt, threads, formats);
     for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
       (void)bound.block(
           b,
@@ -227,7 +273,7 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
     return bound.finish();
   }
   SoftmaxRun exact(std::move(inputs), tau, precision, threads);
-  FloatRunBound bound(model, exact.view(), std::move(begin), kind, tau, threads);
+  FloatRunBound bound(model, exact.view(), std::move(begin), kind, tau, threads, formats);
   for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
     (void)bound.block(
         b, [&](const std::vector<std::size_t>&) { return exact.attention(model.blocks[b].sa); },
@@ -235,5 +281,9 @@ FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset&
   return bound.finish();
 }
 
-}  // namespace seqi
+FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
+                              const Rational& tau, unsigned precision, unsigned threads, const FloatFormat& format) {
+  return bound_float_runs(model, data, kind, tau, precision, threads, {format}).front();
+}
 
+}  // namespace seqi

@@ -1,5 +1,6 @@
-// Internal to the float64 statement: the running-error analysis of the float64 run (lem:float-run
-// and its parts in proofs/float-run.tex, proofs/float-reading.tex, proofs/float-sparse.tex).
+// Internal to the float statements: the running-error analysis of a float run in one format
+// (float_format.hpp; lem:float-run and its parts in proofs/float-run.tex, proofs/float-reading.tex,
+// proofs/float-sparse.tex).
 // Per token i: a box (mid_i, rad_i) containing the exact value x*_i and an error radius e_i with
 // |xhat_ic - x*_ic| <= e_i for every coordinate c. All bounds are computed under UpwardRounding
 // from nonnegative terms with + and * only, so each computed double is >= the real bound.
@@ -43,8 +44,10 @@ struct TokenScratch {
 
 class Propagation {
  public:
-  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, unsigned threads, std::size_t layers)
-      : ref_(ref), begin_(std::move(begin)), d_(d), threads_(threads), mid_(ref.size() * d),
+  // fmt: the format of the run bounded; slot: its index in the LayerPreps' formats.
+  Propagation(ExactReference& ref, std::vector<std::size_t> begin, std::size_t d, unsigned threads, std::size_t layers,
+              const FloatFormat& fmt, std::size_t slot)
+      : ref_(ref), begin_(std::move(begin)), d_(d), fmt_(fmt), slot_(slot), threads_(threads), mid_(ref.size() * d),
         rad_(ref.size()), e_(ref.size()), rho_(ref.size()), stamp_(ref.size()), t_lo_(ref.size()), t_hi_(ref.size()),
         right_(layers), left_(layers) {}
 
@@ -91,9 +94,9 @@ class Propagation {
   // A feed-forward layer (feed_forward_bound.cpp).
   std::optional<std::string> feed_forward(const FeedForward<Rational>& ff, const LayerPrep& prep, std::size_t layer,
                                           std::vector<std::size_t>& changed);
-  static double reading_error(const ReadingLayer& l, const FFBound& f, const TokenScratch& t, const double* m, double r,
-                              double e, double rho, double gain, const std::optional<PatternBound>& kinks,
-                              std::size_t live_units);
+  double reading_error(const ReadingLayer& l, const FFBound& f, const TokenScratch& t, const double* m, double r,
+                       double e, double rho, double gain, const std::optional<PatternBound>& kinks,
+                       std::size_t live_units) const;
 
   // The readings and the charges of the sparse layers (sparse_feed_forward_bound.cpp).
   std::pair<double, double> reading_enclosure(const double* m, double rad, const std::vector<double>& r_mid,
@@ -151,9 +154,9 @@ class Propagation {
     const OneDirectionForm* form;  // the layer's form when it is the identity outside (lo, hi)
     double lo, hi;                 // form's breakpoint hull: lo rounded down, hi rounded up
     std::vector<double> r_mid, r_mag;  // the reading direction of a sparse layer
-    // roundings: of a pre-activation (cU); of a pre-activation's or reading's range over a box
-    // (cM); underflow of such a sum (under)
-    double cU, cM, under;
+    // roundings: of a pre-activation in the run (cU, underflow tiny_units = (d + 1) 4 eta_0); of the
+    // engine's midpoint evaluation of a pre-activation's or reading's range over a box (cM, under)
+    double cU, cM, under, tiny_units;
     // One direction (U_k = slope_k r^T): reading errors rho (lem:float-reading).
     std::optional<ReadingLayer> reading;
     bool sparse;  // a SparsePlan: only its band is bounded token by token
@@ -202,10 +205,10 @@ class Propagation {
   std::optional<SparsePlan> sparse_plan(const FeedForward<Rational>& ff, const FFBound& f, const OneDirectionForm& form,
                                         const ReadingLayer& rl_form, std::size_t layer,
                                         const std::vector<double>& r_mid, const std::vector<double>& r_mag, double cU,
-                                        double cM, double under);
+                                        double cM, double under, double tiny_units);
   SharedSizes shared_sizes(const ReadingLayer& rl) const;
   std::optional<Rational> unit_margins(const FFBound& f, const OneDirectionForm& form, const ReadingLayer& rl,
-                                       const std::vector<double>& xs, double cU, double under, UnitCharges& units,
+                                       const std::vector<double>& xs, double cU, double tiny_units, UnitCharges& units,
                                        OwnMargin& own) const;
   bool side_charge(const FeedForward<Rational>& ff, const FFBound& f, const OneDirectionForm& form,
                    const ReadingLayer& rl, int side, const SharedSizes& sizes, const UnitCharges& units,
@@ -218,6 +221,8 @@ class Propagation {
   ExactReference& ref_;
   std::vector<std::size_t> begin_;
   std::size_t d_;
+  FloatFormat fmt_;
+  std::size_t slot_;
   Rational tau_;  // softmax (set_tau)
   unsigned threads_;
   std::vector<double> mid_, rad_, e_;

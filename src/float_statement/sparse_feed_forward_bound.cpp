@@ -94,8 +94,8 @@ void Propagation::begin_epoch(const FeedForward<Rational>& ff, const OneDirectio
   epoch_ = Epoch{r_mid, r_mag, cM, under};
   mid_max_.assign(d_, 0);
   rad_max_ = e_max_ = rho_max_ = 0;
-  t_min_ = kGuard;
-  t_max_ = -kGuard;
+  t_min_ = guard(fmt_);
+  t_max_ = -guard(fmt_);
   for (std::size_t i = 0; i < e_.size(); ++i) {
     rho_[i] = rl.scale ? std::min(*rl.scale * rho_[i], rl.r_one * e_[i]) : rl.r_one * e_[i];
     const auto [lo, hi] = reading_enclosure(&mid_[i * d_], rad_[i], r_mid, r_mag, cM, under);
@@ -121,7 +121,7 @@ std::optional<Propagation::SparsePlan> Propagation::sparse_plan(const FeedForwar
                                                                 const ReadingLayer& rl_form, std::size_t layer,
                                                                 const std::vector<double>& r_mid,
                                                                 const std::vector<double>& r_mag, double cU, double cM,
-                                                                double under) {
+                                                                double under, double tiny_units) {
   for (const Rational& s : form.slope)
     if (s == 0) return std::nullopt;
   if (!readings_current_ || !direction_ || !equal_points(*direction_, form.r))
@@ -131,7 +131,7 @@ std::optional<Propagation::SparsePlan> Propagation::sparse_plan(const FeedForwar
   const SharedSizes sizes = shared_sizes(rl);
   UnitCharges units;
   OwnMargin own{std::vector<double>(f.w), f.u_one, rl.slope, std::vector<double>(f.w)};
-  const std::optional<Rational> margin = unit_margins(f, form, rl, sizes.xs, cU, under, units, own);
+  const std::optional<Rational> margin = unit_margins(f, form, rl, sizes.xs, cU, tiny_units, units, own);
   if (!margin) return std::nullopt;
   const MidRad l = mid_rad(form.lo), h = mid_rad(form.hi);
   hi_key_ = lower_difference(h.mid, h.rad);
@@ -174,10 +174,10 @@ Propagation::SharedSizes Propagation::shared_sizes(const ReadingLayer& rl) const
 // R_k <= R0_k + R1_k X and its E_k <= E0_k + R1_k X (the charges), as
 // sum_c |U_kc| |x_c| <= kappa_k sum_c |r_c| |x_c| with kappa_k >= |U_kc| / |r_c|.
 // own: receives each unit's shared part and 1/|slope_k| (OwnMargin). Returns the shared margin
-// max_k E_k / |slope_k| (exact), nullopt when some E_k is not below 2^1000.
+// max_k E_k / |slope_k| (exact), nullopt when some E_k is not below the guard.
 std::optional<Rational> Propagation::unit_margins(const FFBound& f, const OneDirectionForm& form,
                                                   const ReadingLayer& rl, const std::vector<double>& xs, double cU,
-                                                  double under, UnitCharges& units, OwnMargin& own) const {
+                                                  double tiny_units, UnitCharges& units, OwnMargin& own) const {
   std::vector<double> E(f.w);
   units = UnitCharges{std::vector<double>(f.w), std::vector<double>(f.w), std::vector<double>(f.w)};
   std::vector<double> &R0 = units.R0, &R1 = units.R1, &E0 = units.E0;
@@ -186,15 +186,15 @@ std::optional<Rational> Propagation::unit_margins(const FFBound& f, const OneDir
     double s = f.b_mag[k];
     for (std::size_t c = 0; c < f.d; ++c) s = s + f.u_mag[k * f.d + c] * xs[c];
     const double from_rho = std::min(f.u_one[k] * e_max_, rl.slope[k] * rho_max_);
-    own.shared[k] = cU * s + under;
+    own.shared[k] = cU * s + tiny_units;
     own.inv_slope[k] = magnitude_up(1 / abs(form.slope[k]));
-    E[k] = cU * s + under + from_rho;
+    E[k] = cU * s + tiny_units + from_rho;
     double kappa = 0;
     for (std::size_t c = 0; c < f.d; ++c) kappa = std::max(kappa, f.u_mag[k * f.d + c] / epoch_.r_mag[c]);
-    R0[k] = cU * (f.b_mag[k] + kappa * rl.r_one * e_max_) + under;
+    R0[k] = cU * (f.b_mag[k] + kappa * rl.r_one * e_max_) + tiny_units;
     R1[k] = cU * kappa;
     E0[k] = R0[k] + from_rho;
-    if (!(E[k] < kGuard)) return std::nullopt;
+    if (!(E[k] < guard(fmt_))) return std::nullopt;
     margin = std::max(margin, Rational(E[k]) / abs(form.slope[k]));
   }
   return margin;
@@ -220,7 +220,7 @@ bool Propagation::side_charge(const FeedForward<Rational>& ff, const FFBound& f,
   if (live == 0) return true;  // no unit active: fl(1 xhat + 0) = xhat
   // The side's exact Jacobian eta I + w_side r^T is I (eta = 1): errors pass with factor 1.
   if (!w_side.isZero()) return false;
-  const double cW = gamma_up(live + 1) * (1 + u) + u;
+  const double cW = dot_rounding(live + 1, fmt_);
   // The side's key and query: right t > hi_key_, left -t > lo_key_ (= -lo rounded up).
   const double key = side > 0 ? hi_key_ : lo_key_;
   double terms = f.eta * xmax, rounded = 0, terms_r = f.eta * rl.r_one * e_max_, rounded_r = 0;
@@ -242,7 +242,7 @@ bool Propagation::side_charge(const FeedForward<Rational>& ff, const FFBound& f,
     rounded_x = rounded_x + f.w_col[k] * R1[k];
     rounded_x_r = rounded_x_r + rl.r_dot_w[k] * R1[k];
   }
-  const double tiny_live = static_cast<double>(live + 1) * tiny;
+  const double tiny_live = static_cast<double>(live + 1) * fmt_.tiny;
   const AffineCharge charge{{cW * terms + rounded + tiny_live, cW * terms_r + rounded_r + tiny_live * rl.r_one},
                             {cW * slope_w, cW * slope_r},
                             {cW * per_x + rounded_x, cW * per_x_r + rounded_x_r}};
@@ -250,7 +250,7 @@ bool Propagation::side_charge(const FeedForward<Rational>& ff, const FFBound& f,
   const double reach = std::max(0.0, (side > 0 ? t_max_ : -t_min_) + (-key));
   const Charge most{charge.alpha.e + charge.beta.e * reach + charge.gamma.e * x_most,
                     charge.alpha.rho + charge.beta.rho * reach + charge.gamma.rho * x_most};
-  if (!(most.e < kGuard && most.rho < kGuard)) return false;
+  if (!(most.e < guard(fmt_) && most.rho < guard(fmt_))) return false;
   out = SideCharge{charge, most};
   return true;
 }
@@ -260,7 +260,7 @@ bool Propagation::side_charge(const FeedForward<Rational>& ff, const FFBound& f,
 // then every unit of token i is decided as in the exact run. Requires UpwardRounding.
 bool Propagation::decided_by_own_margin(std::size_t i, const OwnMargin& own, double lo_down, double hi_up) const {
   const double mu = own.mu(e_[i], rho_[i]);
-  if (!(mu < kGuard)) return false;
+  if (!(mu < guard(fmt_))) return false;
   return t_lo_[i] > hi_up + 2 * mu || t_hi_[i] < lower_difference(lo_down, 2 * mu);
 }
 

@@ -5,15 +5,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "seqi/core/parallel.hpp"
 
 namespace seqi::float_run_detail {
 
-bool in_relative_range(const Rational& w) {
+double gamma_of(std::size_t n, const FloatFormat& f) {
+  if (static_cast<double>(n) * f.u > 0.25) return std::numeric_limits<double>::infinity();
+  return gamma_up(n, f.u);
+}
+
+double dot_rounding(std::size_t n, const FloatFormat& f) { return gamma_of(n, f) * (1 + f.u) + f.u; }
+
+bool in_relative_range(const Rational& w, const FloatFormat& f) {
   if (w == 0) return true;
-  const double m = magnitude_up(w);
-  return std::isfinite(m) && m <= 0x1p1000 && m >= 0x1p-999;
+  const double m = magnitude_up(w);  // >= |w|, at most one ulp above: |w| >= 2^-range when m >= 2^(1 - range)
+  return std::isfinite(m) && m <= std::ldexp(1.0, f.range) && m >= std::ldexp(1.0, 1 - f.range);
 }
 
 StructuredBound structured_bound(const StructuredMatrix<Rational>& m) {
@@ -32,20 +40,22 @@ StructuredBound structured_bound(const StructuredMatrix<Rational>& m) {
   return s;
 }
 
-std::optional<std::string> structured_range(const StructuredMatrix<Rational>& m, const std::string& what) {
-  if (auto f = out_of_range(m.alpha, what + " alpha")) return f;
+std::optional<std::string> structured_range(const StructuredMatrix<Rational>& m, const std::string& what,
+                                            const FloatFormat& f) {
+  if (auto bad = out_of_range(m.alpha, what + " alpha", f)) return bad;
   for (const auto& t : m.terms)
     for (Eigen::Index c = 0; c < t.p.size(); ++c) {
-      if (auto f = out_of_range(t.p[c], what + " p")) return f;
-      if (auto f = out_of_range(t.q[c], what + " q")) return f;
+      if (auto bad = out_of_range(t.p[c], what + " p", f)) return bad;
+      if (auto bad = out_of_range(t.q[c], what + " q", f)) return bad;
     }
   return std::nullopt;
 }
 
-Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d) {
+Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d, const FloatFormat& f) {
   if (s.zero) return {0, 0};
   const std::size_t k = s.p_inf.size();
-  const double cq = gamma_up(d) * (1 + u) + u, cy = gamma_up(k + 1) * (1 + u) + u;
+  const double tiny = f.tiny;
+  const double cq = dot_rounding(d, f), cy = dot_rounding(k + 1, f);
   double terms = s.alpha * x, propagated = s.alpha * ex, mag = s.alpha * x;
   for (std::size_t t = 0; t < k; ++t) {
     const double ec = cq * s.q_one[t] * x + s.q_one[t] * ex + static_cast<double>(d) * tiny;
@@ -85,22 +95,26 @@ FFBound ff_bound(const FeedForward<Rational>& ff) {
   return f;
 }
 
-std::optional<std::string> ff_range(const FeedForward<Rational>& ff) {
-  if (auto f = out_of_range(ff.eta, "eta")) return f;
+std::optional<std::string> ff_range(const FeedForward<Rational>& ff, const FloatFormat& f) {
+  if (auto bad = out_of_range(ff.eta, "eta", f)) return bad;
   for (Eigen::Index i = 0; i < ff.U.size(); ++i)
-    if (auto f = out_of_range(ff.U.data()[i], "an entry of U")) return f;
+    if (auto bad = out_of_range(ff.U.data()[i], "an entry of U", f)) return bad;
   for (Eigen::Index i = 0; i < ff.W.size(); ++i)
-    if (auto f = out_of_range(ff.W.data()[i], "an entry of W")) return f;
+    if (auto bad = out_of_range(ff.W.data()[i], "an entry of W", f)) return bad;
   for (Eigen::Index i = 0; i < ff.b.size(); ++i)
-    if (auto f = out_of_range(ff.b[i], "an entry of b")) return f;
+    if (auto bad = out_of_range(ff.b[i], "an entry of b", f)) return bad;
   return std::nullopt;
 }
 
-LayerPrep prepare_layer(const FeedForward<Rational>& ff) {
+LayerPrep prepare_layer(const FeedForward<Rational>& ff, const std::vector<FloatFormat>& formats) {
   expect_upward_rounding("prepare_layer");
   LayerPrep p;
-  p.out_of_range = ff_range(ff);
-  if (p.out_of_range) return p;
+  bool any_in_range = false;
+  for (const FloatFormat& f : formats) {
+    p.out_of_range.push_back(ff_range(ff, f));
+    any_in_range = any_in_range || !p.out_of_range.back();
+  }
+  if (!any_in_range) return p;
   p.f = ff_bound(ff);
   p.one = one_direction_form(ff);
   if (p.one && p.one->identity_outside) p.sparse_reading = reading_layer(ff, *p.one, p.one->r);
@@ -118,7 +132,7 @@ void LayerPreps::fill_from(std::size_t b) {
       return;
     }
     UpwardRounding up;
-    preps_[k] = prepare_layer(ff);
+    preps_[k] = prepare_layer(ff, formats_);
   });
 }
 

@@ -1,16 +1,19 @@
-// Internal to the float64 statement (lem:float-run, proofs/float-run.tex): the bounds that depend
+// Internal to the float statements (lem:float-run, proofs/float-run.tex): the bounds that depend
 // on the weights alone. The range of lem:float-run (a weight rounds with relative error u), the
 // magnitudes of a structured matrix (lem:float-structured) and of a feed-forward layer
 // (lem:float-ff), prepared ahead per layer, and the Jacobian norms of its activation patterns.
 // Defined in weight_bounds.cpp.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "seqi/float_statement/float_format.hpp"
 #include "seqi/float_statement/float_reading.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/model/transformer.hpp"
@@ -18,20 +21,26 @@
 
 namespace seqi::float_run_detail {
 
-// The constants of the arithmetic model (proofs/float-run.tex), shared by the float-run bound.
-inline constexpr double u = kUnitRoundoff;
-inline constexpr double tiny = kSubnormalMin;
-inline constexpr double kGuard = 0x1p1000;  // every magnitude bound stays below: no overflow anywhere
+// Every magnitude bound of format f stays below this: no overflow anywhere (float_format.hpp).
+inline double guard(const FloatFormat& f) { return std::ldexp(1.0, f.range); }
+// "2^range", as failures name the guard.
+inline std::string guard_text(const FloatFormat& f) { return "2^" + std::to_string(f.range); }
 
-// w = 0 or 2^-1000 <= |w| <= 2^1000 (normal range: |fl(w) - w| <= u |w|).
-bool in_relative_range(const Rational& w);
+// gamma'_n = gamma_n (1 + u) + u of lem:float-dot; +infinity when n u > 1/4 (no bound then: every
+// check against the guard fails). Requires UpwardRounding.
+double dot_rounding(std::size_t n, const FloatFormat& f);
+// gamma_n itself, with the same convention.
+double gamma_of(std::size_t n, const FloatFormat& f);
 
-// nullopt when in_relative_range(w), else an explanation naming `what`.
+// w = 0 or 2^-range <= |w| <= 2^range (normal range: |fl(w) - w| <= u |w|).
+bool in_relative_range(const Rational& w, const FloatFormat& f);
+
+// nullopt when in_relative_range(w, f), else an explanation naming `what`.
 template <class What>
-std::optional<std::string> out_of_range(const Rational& w, What what) {
-  if (in_relative_range(w)) return std::nullopt;
-  return std::string(what) + " = " + approx_decimal(w) +
-         " is outside [2^-1000, 2^1000]: its float64 rounding is not relative";
+std::optional<std::string> out_of_range(const Rational& w, What what, const FloatFormat& f) {
+  if (in_relative_range(w, f)) return std::nullopt;
+  return std::string(what) + " = " + approx_decimal(w) + " is outside [2^-" + std::to_string(f.range) + ", " +
+         guard_text(f) + "]: its " + f.name + " rounding is not relative";
 }
 
 // Magnitudes of alpha I + sum_t p_t q_t^T (lem:float-structured).
@@ -47,9 +56,10 @@ struct Applied {
 };
 
 StructuredBound structured_bound(const StructuredMatrix<Rational>& m);
-std::optional<std::string> structured_range(const StructuredMatrix<Rational>& m, const std::string& what);
+std::optional<std::string> structured_range(const StructuredMatrix<Rational>& m, const std::string& what,
+                                            const FloatFormat& f);
 // x: bound on |xhat|_inf and |x*|_inf; ex: bound on |xhat - x*|_inf; d: dimension.
-Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d);
+Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d, const FloatFormat& f);
 
 // Per-layer magnitudes of a feed-forward layer (lem:float-ff).
 struct FFBound {
@@ -61,12 +71,13 @@ struct FFBound {
 };
 
 FFBound ff_bound(const FeedForward<Rational>& ff);
-std::optional<std::string> ff_range(const FeedForward<Rational>& ff);
+std::optional<std::string> ff_range(const FeedForward<Rational>& ff, const FloatFormat& f);
 
 // What the bound needs of a feed-forward layer that depends on the layer alone; prepared ahead
 // for a batch of layers on the threads (LayerPreps). Requires UpwardRounding.
 struct LayerPrep {
-  std::optional<std::string> out_of_range;  // a weight outside the range of lem:float-run
+  // per format (in the order of LayerPreps' formats): a weight outside its range of lem:float-run
+  std::vector<std::optional<std::string>> out_of_range;
   FFBound f;
   std::optional<OneDirectionForm> one;  // one_direction_form(ff)
   // reading_layer(ff, *one, one->r) when one->identity_outside: a sparse layer's reading bounds
@@ -74,14 +85,15 @@ struct LayerPrep {
   std::optional<ReadingLayer> sparse_reading;
 };
 
-LayerPrep prepare_layer(const FeedForward<Rational>& ff);
+LayerPrep prepare_layer(const FeedForward<Rational>& ff, const std::vector<FloatFormat>& formats);
 
 // LayerPrep of the blocks of a model, in batches computed on `threads` threads as the run
 // reaches them (a batch at a time: memory O(batch), not O(blocks)). After forms_only(), later
 // batches hold only `one`: what the exact run still needs once the bound has stopped.
 class LayerPreps {
  public:
-  LayerPreps(const Transformer<Rational>& model, unsigned threads) : model_(model), threads_(threads) {}
+  LayerPreps(const Transformer<Rational>& model, unsigned threads, std::vector<FloatFormat> formats)
+      : model_(model), threads_(threads), formats_(std::move(formats)) {}
   const LayerPrep& at(std::size_t b) {
     if (b < first_ || b >= first_ + preps_.size()) fill_from(b);
     return preps_[b - first_];
@@ -93,6 +105,7 @@ class LayerPreps {
   static constexpr std::size_t kBatch = 256;
   const Transformer<Rational>& model_;
   unsigned threads_;
+  std::vector<FloatFormat> formats_;
   bool forms_only_ = false;
   std::size_t first_ = 0;
   std::vector<LayerPrep> preps_;

@@ -328,15 +328,17 @@ void define_softmax_facts(DataFile& f, const Certificate& cert, const Conditioni
 
 }
 
-// The float64 statement (lem:float-run): a claim beside the exact certificate.
-void define_float_statement(DataFile& f, const std::optional<FloatRunFacts>& statement) {
+// One float statement (lem:float-run): a claim beside the exact certificate. prefix: certFloatRun
+// (binary64) or certSingleRun (binary32); `what` names the run in the comment.
+void define_float_statement(DataFile& f, const std::optional<FloatRunFacts>& statement, const std::string& prefix,
+                            const std::string& what) {
   const std::string na = "not applicable";
-  f.comment("Float64 run of the rounded weights (lem:float-run): a claim beside the exact certificate");
+  f.comment(what + " run of the rounded weights (lem:float-run): a claim beside the exact certificate");
   const FloatRunFacts* fr = statement ? &*statement : nullptr;
-  f.flag("certFloatRunShown", fr && fr->certified);
-  f.def("certFloatRunDelta", fr && fr->certified ? fmt_double(fr->delta) : na);
-  f.def("certFloatRunRelativeDelta", fr && fr->certified ? fmt_double(fr->relative_delta) : na);
-  f.def("certFloatRunFailure", fr && !fr->certified ? latex_escape(fr->failure) : na);
+  f.flag(prefix + "Shown", fr && fr->certified);
+  f.def(prefix + "Delta", fr && fr->certified ? fmt_double(fr->delta) : na);
+  f.def(prefix + "RelativeDelta", fr && fr->certified ? fmt_double(fr->relative_delta) : na);
+  f.def(prefix + "Failure", fr && !fr->certified ? latex_escape(fr->failure) : na);
   f.blank();
 
 }
@@ -367,7 +369,8 @@ std::string certificate_data_text(const RunReport& report, const RunInfo& run, c
   define_given_model_facts(f, cert);
   define_sequences(f, cert, data);
   define_softmax_facts(f, cert, report.measurements);
-  define_float_statement(f, report.float_statement);
+  define_float_statement(f, report.float_statement, "certFloatRun", "Float64");
+  define_float_statement(f, report.float32_statement, "certSingleRun", "Float32");
   define_snapshots(f, cert);
   return f.str();
 }

@@ -23,6 +23,28 @@ std::string phases_text(const Counts& c) {
   return s;
 }
 
+// "float64:   shown ..." or "float32:   not shown ...": one format's statement (lem:float-run).
+std::string float_statement_line(const FloatRunFacts& f) {
+  return f.format + ":   " +
+         (f.certified ? "shown (lem:float-run): every decision of the " + f.format +
+                            " run of the rounded weights equals the exact one; outputs within delta = " +
+                            three_digits(f.delta) + " (relative " + three_digits(f.relative_delta) +
+                            ") of the exact outputs"
+                      : "not shown (lem:float-run): " + f.failure) +
+         "\n";
+}
+
+// <format>_run_certified, _delta, _relative_delta, _failure, _tokens_bounded, _tokens_charged.
+void add_float_statement_json(nlohmann::json& j, const FloatRunFacts& f) {
+  const std::string p = f.format + "_run_";
+  j[p + "certified"] = f.certified;
+  j[p + "delta"] = f.certified ? nlohmann::json(f.delta) : nlohmann::json(nullptr);
+  j[p + "relative_delta"] = f.certified ? nlohmann::json(f.relative_delta) : nlohmann::json(nullptr);
+  j[p + "failure"] = f.certified ? nlohmann::json(nullptr) : nlohmann::json(f.failure);
+  j[p + "tokens_bounded"] = f.tokens_bounded;
+  j[p + "tokens_charged"] = f.tokens_charged;
+}
+
 }  // namespace
 
 std::string summary_text(const RunReport& report, const RunInfo& run) {
@@ -65,14 +87,9 @@ std::string summary_text(const RunReport& report, const RunInfo& run) {
       << "\n";
   }
   if (cert.general) o << general_summary_text(*cert.general);
-  if (report.float_statement) {  // lem:float-run: a claim beside the exact result, never part of it
-    const FloatRunFacts& f = *report.float_statement;
-    o << "float64:   " << (f.certified ? "shown (lem:float-run): every decision of the float64 run of the rounded "
-                                         "weights equals the exact one; outputs within delta = " + three_digits(f.delta) +
-                                         " (relative " + three_digits(f.relative_delta) + ") of the exact outputs"
-                                       : "not shown (lem:float-run): " + f.failure)
-      << "\n";
-  }
+  // lem:float-run: claims beside the exact result, never part of it
+  for (const auto* s : {&report.float_statement, &report.float32_statement})
+    if (*s) o << float_statement_line(**s);
   o << conditioning_text(report.measurements);
   o << "checks:\n";
   for (const auto& ch : cert.checks)
@@ -146,15 +163,8 @@ nlohmann::json summary_json(const RunReport& report, const RunInfo& run) {
     j["sequences_refined"] = f.sequences_refined;
   }
   if (cert.general) j["general"] = general_summary_json(*cert.general);
-  if (report.float_statement) {
-    const FloatRunFacts& f = *report.float_statement;
-    j["float64_run_certified"] = f.certified;
-    j["float64_run_delta"] = f.certified ? nlohmann::json(f.delta) : nlohmann::json(nullptr);
-    j["float64_run_relative_delta"] = f.certified ? nlohmann::json(f.relative_delta) : nlohmann::json(nullptr);
-    j["float64_run_failure"] = f.certified ? nlohmann::json(nullptr) : nlohmann::json(f.failure);
-    j["float64_run_tokens_bounded"] = f.tokens_bounded;
-    j["float64_run_tokens_charged"] = f.tokens_charged;
-  }
+  for (const auto* s : {&report.float_statement, &report.float32_statement})
+    if (*s) add_float_statement_json(j, **s);
   j["conditioning"] = conditioning_json(report.measurements);
   j["forward_pass"] = {{"ff_sparse_layers", cert.stats.ff_sparse_layers},
                        {"ff_dense_layers", cert.stats.ff_dense_layers},

@@ -1,8 +1,8 @@
 // What one verification run produced, in three parts that never mix:
 //  - the certificate: the proof facts (exact arithmetic and outward-rounded intervals);
 //    `verified` depends on its required checks alone;
-//  - the float64 statement (lem:float-run, src/float_statement): a second claim, proved or not,
-//    that never changes `verified` (its check in the certificate is not required);
+//  - the float64 and float32 statements (lem:float-run, src/float_statement): claims beside the
+//    certificate, proved or not, that never change `verified` (their checks are not required);
 //  - the measurements: the weights' conditioning and the float64/float32 replays
 //    (src/replay), never part of any proof.
 // The summary, the JSON and the LaTeX certificate are written from it (src/report).
@@ -18,7 +18,9 @@ namespace seqi {
 
 struct RunReport {
   Certificate certificate;
-  std::optional<FloatRunFacts> float_statement;  // absent when the run stopped before it was bounded
+  // Absent when the run stopped before it was bounded.
+  std::optional<FloatRunFacts> float_statement;    // binary64
+  std::optional<FloatRunFacts> float32_statement;  // binary32
   ConditioningReport measurements;
 };
 

@@ -1,6 +1,6 @@
-// lem:float-run: a rigorous statement about a float64 run of the model's weights rounded to
-// nearest double (proofs/float-run.tex). Assuming IEEE binary64, each operation correctly
-// rounded to nearest, dot products summed in any order and exp within 2 ulp, the engine
+// lem:float-run: a rigorous statement about a float run of the model's weights rounded to
+// nearest (proofs/float-run.tex), in IEEE binary64 or binary32 (float_format.hpp). Assuming each
+// operation correctly rounded to nearest, dot products summed in any order and exp within 2 ulp, the engine
 // proves by running-error analysis (upper bounds evaluated in upward rounding) that every
 // decision of the float run (each hardmax argmax, each ReLU sign whose exact pre-activation
 // is nonzero) equals the exact one and that every output lies within delta (per coordinate)
@@ -12,8 +12,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "seqi/core/dataset.hpp"
+#include "seqi/float_statement/float_format.hpp"
 #include "seqi/float_statement/float_run_facts.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
 #include "seqi/model/setting.hpp"
@@ -35,9 +37,11 @@ class FloatRunBound {
   // form: one_direction_form(ff).
   using AdvanceFeedForward = std::function<std::optional<std::string>(const std::optional<OneDirectionForm>& form)>;
 
-  // tau: softmax only; it may instead be given by set_tau().
+  // tau: softmax only; it may instead be given by set_tau(). formats: the float runs bounded, each
+  // on its own (one failing does not stop the others), beside the one exact run.
   FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin, Setting kind,
-                const std::optional<Rational>& tau, unsigned threads);
+                const std::optional<Rational>& tau, unsigned threads,
+                const std::vector<FloatFormat>& formats = {kBinary64});
   ~FloatRunBound();
   FloatRunBound(const FloatRunBound&) = delete;
   FloatRunBound& operator=(const FloatRunBound&) = delete;
@@ -48,15 +52,17 @@ class FloatRunBound {
   // Block b (blocks in order from 0): bounds the float run through its attention layer, calls
   // attention() to advance the exact run through it (also for a layer with V = 0 and rho = 1,
   // which maps every x to x), then the same for its feed-forward layer.
-  // After the bound has failed it only advances. Returns the first failure of the callbacks.
+  // Once every format's bound has failed it only advances. Returns the first failure of the callbacks.
   std::optional<std::string> block(std::size_t b, const AdvanceAttention& attention,
                                    const AdvanceFeedForward& feed_forward);
-  // Whether the bound has failed (block() then only advances the exact run).
+  // Whether every format's bound has failed (block() then only advances the exact run).
   bool stopped() const;
-  // The facts, once: after the last block (or once stopped), while ref still views the exact run.
-  FloatRunFacts finish();
+  // The facts per format (in the constructor's order), once: after the last block (or once
+  // stopped), while ref still views the exact run.
+  std::vector<FloatRunFacts> finish();
 
  private:
+  std::optional<std::string> attention_layer(std::size_t b, bool attends, const AdvanceAttention& attention);
   struct State;
   std::unique_ptr<State> s_;
 };
@@ -65,7 +71,13 @@ class FloatRunBound {
 // hardmax in exact rationals, softmax at temperature tau (enclosed with `precision`-bit
 // intervals on exact directions, lem:direction-carrying). threads: tokens of a feed-forward
 // layer (and the exact run's layers) run in parallel; the result does not depend on it.
+// One FloatRunFacts per format, in order.
+std::vector<FloatRunFacts> bound_float_runs(const Transformer<Rational>& model, const Dataset& data, Setting kind,
+                                            const Rational& tau, unsigned precision, unsigned threads,
+                                            const std::vector<FloatFormat>& formats);
+// The same for one format.
 FloatRunFacts bound_float_run(const Transformer<Rational>& model, const Dataset& data, Setting kind,
-                              const Rational& tau, unsigned precision, unsigned threads = 1);
+                              const Rational& tau, unsigned precision, unsigned threads = 1,
+                              const FloatFormat& format = kBinary64);
 
 }  // namespace seqi

@@ -1,4 +1,4 @@
-// What the float64 statement (lem:float-run, proofs/float-run.tex) established for one run:
+// What a float statement (lem:float-run, proofs/float-run.tex) established for one run:
 // a plain record, so that a certificate can hold it without the bound's machinery.
 #pragma once
 #include <cstddef>
@@ -7,6 +7,7 @@
 namespace seqi {
 
 struct FloatRunFacts {
+  std::string format = "float64";  // FloatFormat::name of the run
   bool certified = false;      // every decision shown equal, every output within delta
   double delta = 0;            // upper bound on |float - exact| per output coordinate (when certified)
   double relative_delta = 0;   // delta / max |exact output coordinate| (when certified; delta if that is 0)

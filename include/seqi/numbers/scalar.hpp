@@ -49,6 +49,10 @@ inline double scalar_from_rational<double>(const Rational& x) {
   return x.convert_to<double>();
 }
 
+// Nearest binary32 (src/numbers/nearest_float.cpp).
+template <>
+float scalar_from_rational<float>(const Rational& x);
+
 template <class S>
 Vec<S> vector_from_rational(const Point& p) {
   Vec<S> out(p.size());
