@@ -33,16 +33,19 @@ using Big = boost::multiprecision::number<boost::multiprecision::mpfr_float_back
 
 enum class Order { forward, reverse, pairwise };
 
-inline double sum_in_order(std::vector<double> t, Order order) {
+// The oracle below runs in F = double (binary64) or float (binary32): each operation of F is
+// correctly rounded to nearest, std::exp(F) is the platform's exp or expf.
+template <class F>
+F sum_in_order(std::vector<F> t, Order order) {
   if (t.empty()) return 0;
   if (order == Order::reverse) std::reverse(t.begin(), t.end());
   if (order != Order::pairwise) {
-    double s = t[0];
+    F s = t[0];
     for (std::size_t i = 1; i < t.size(); ++i) s += t[i];
     return s;
   }
   while (t.size() > 1) {
-    std::vector<double> next;
+    std::vector<F> next;
     for (std::size_t i = 0; i + 1 < t.size(); i += 2) next.push_back(t[i] + t[i + 1]);
     if (t.size() % 2) next.push_back(t.back());
     t = std::move(next);
@@ -50,109 +53,133 @@ inline double sum_in_order(std::vector<double> t, Order order) {
   return t[0];
 }
 
-inline double nearest(const Rational& x) { return x.convert_to<double>(); }  // correctly rounded
+// Correctly rounded to nearest F.
+template <class F = double>
+F nearest(const Rational& x) {
+  return scalar_from_rational<F>(x);
+}
 
 using DVec = std::vector<double>;
 
 // Structured product fl(alpha x + sum p (q . x)) with the given summation order.
-inline DVec structured_double(const StructuredMatrix<Rational>& M, const DVec& x, Order o) {
-  std::vector<double> c;
+template <class F>
+std::vector<F> structured_float(const StructuredMatrix<Rational>& M, const std::vector<F>& x, Order o) {
+  std::vector<F> c;
   for (const auto& t : M.terms) {
-    DVec terms;
-    for (std::size_t k = 0; k < x.size(); ++k) terms.push_back(nearest(t.q[static_cast<Eigen::Index>(k)]) * x[k]);
+    std::vector<F> terms;
+    for (std::size_t k = 0; k < x.size(); ++k) terms.push_back(nearest<F>(t.q[static_cast<Eigen::Index>(k)]) * x[k]);
     c.push_back(sum_in_order(terms, o));
   }
-  DVec y(x.size());
+  std::vector<F> y(x.size());
   for (std::size_t k = 0; k < x.size(); ++k) {
-    DVec terms{nearest(M.alpha) * x[k]};
+    std::vector<F> terms{nearest<F>(M.alpha) * x[k]};
     for (std::size_t t = 0; t < M.terms.size(); ++t)
-      terms.push_back(nearest(M.terms[t].p[static_cast<Eigen::Index>(k)]) * c[t]);
+      terms.push_back(nearest<F>(M.terms[t].p[static_cast<Eigen::Index>(k)]) * c[t]);
     y[k] = sum_in_order(terms, o);
   }
   return y;
 }
 
-inline double dot_double(const DVec& a, const DVec& b, Order o) {
-  DVec t;
+template <class F>
+F dot_float(const std::vector<F>& a, const std::vector<F>& b, Order o) {
+  std::vector<F> t;
   for (std::size_t k = 0; k < a.size(); ++k) t.push_back(a[k] * b[k]);
   return sum_in_order(t, o);
 }
 
 // Feed-forward layer fl(eta x + W relu(U x + b)); the float pre-activations go to *pre if given.
-inline DVec ff_double(const FeedForward<Rational>& ff, const DVec& x, Order o, DVec* pre = nullptr) {
+template <class F>
+std::vector<F> ff_float(const FeedForward<Rational>& ff, const std::vector<F>& x, Order o,
+                        std::vector<F>* pre = nullptr) {
   const std::size_t d = x.size();
-  DVec act;
+  std::vector<F> act;
   for (Eigen::Index k = 0; k < ff.U.rows(); ++k) {
-    DVec t;
-    for (std::size_t c = 0; c < d; ++c) t.push_back(nearest(ff.U(k, static_cast<Eigen::Index>(c))) * x[c]);
-    t.push_back(nearest(ff.b[k]));
-    const double p = sum_in_order(t, o);
+    std::vector<F> t;
+    for (std::size_t c = 0; c < d; ++c) t.push_back(nearest<F>(ff.U(k, static_cast<Eigen::Index>(c))) * x[c]);
+    t.push_back(nearest<F>(ff.b[k]));
+    const F p = sum_in_order(t, o);
     if (pre) pre->push_back(p);
-    act.push_back(std::max(p, 0.0));
+    act.push_back(std::max(p, F(0)));
   }
-  DVec y(d);
+  std::vector<F> y(d);
   for (std::size_t c = 0; c < d; ++c) {
-    DVec t{nearest(ff.eta) * x[c]};
+    std::vector<F> t{nearest<F>(ff.eta) * x[c]};
     for (std::size_t k = 0; k < act.size(); ++k)
-      t.push_back(nearest(ff.W(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k))) * act[k]);
+      t.push_back(nearest<F>(ff.W(static_cast<Eigen::Index>(c), static_cast<Eigen::Index>(k))) * act[k]);
     y[c] = sum_in_order(t, o);
   }
   return y;
 }
 
-inline std::vector<DVec> float_forward(const Transformer<Rational>& model, const Sequence& input, Setting kind,
+inline DVec ff_double(const FeedForward<Rational>& ff, const DVec& x, Order o, DVec* pre = nullptr) {
+  return ff_float<double>(ff, x, o, pre);
+}
+
+// The attended average m_i of def:float-run (hardmax ties averaged; softmax at tau).
+template <class F>
+std::vector<F> attended_float(const std::vector<std::vector<F>>& X, const std::vector<F>& s_in, Setting kind,
+                              const Rational& tau, Order o) {
+  const std::size_t d = X[0].size();
+  std::vector<F> s = s_in, m(d);
+  if (kind == Setting::hardmax) {
+    const F top = *std::max_element(s.begin(), s.end());
+    for (std::size_t c = 0; c < d; ++c) {
+      std::vector<F> t;
+      for (std::size_t l = 0; l < X.size(); ++l)
+        if (s[l] == top) t.push_back(X[l][c]);
+      m[c] = sum_in_order(t, o) / static_cast<F>(t.size());
+    }
+    return m;
+  }
+  const F th = nearest<F>(tau);
+  for (auto& x : s) x = x / th;
+  const F top = *std::max_element(s.begin(), s.end());
+  std::vector<F> w;
+  for (F x : s) w.push_back(std::exp(x - top));
+  const F Z = sum_in_order(w, o);
+  for (std::size_t c = 0; c < d; ++c) {
+    std::vector<F> t;
+    for (std::size_t l = 0; l < X.size(); ++l) t.push_back(w[l] * X[l][c]);
+    m[c] = sum_in_order(t, o) / Z;
+  }
+  return m;
+}
+
+// The float run of def:float-run in F, with the given summation order; outputs in double.
+template <class F = double>
+std::vector<DVec> float_forward(const Transformer<Rational>& model, const Sequence& input, Setting kind,
                                 const Rational& tau, Order o) {
-  std::vector<DVec> X;
+  std::vector<std::vector<F>> X;
   for (const auto& x : input) {
-    DVec v;
-    for (Eigen::Index k = 0; k < x.size(); ++k) v.push_back(nearest(x[k]));
+    std::vector<F> v;
+    for (Eigen::Index k = 0; k < x.size(); ++k) v.push_back(nearest<F>(x[k]));
     X.push_back(v);
   }
   const std::size_t d = X[0].size();
   for (const auto& b : model.blocks) {
     const auto& sa = b.sa;
     if (!sa.V.is_zero() || sa.rho != 1) {
-      std::vector<DVec> out;
+      std::vector<std::vector<F>> out;
       for (std::size_t i = 0; i < X.size(); ++i) {
-        DVec v(d, 0.0);
+        std::vector<F> v(d, F(0));
         if (!sa.V.is_zero()) {
-          const DVec a = structured_double(sa.A, X[i], o);
-          DVec s;
-          for (const auto& xl : X) s.push_back(dot_double(a, xl, o));
-          DVec m(d);
-          if (kind == Setting::hardmax) {
-            const double top = *std::max_element(s.begin(), s.end());
-            for (std::size_t c = 0; c < d; ++c) {
-              DVec t;
-              for (std::size_t l = 0; l < X.size(); ++l)
-                if (s[l] == top) t.push_back(X[l][c]);
-              m[c] = sum_in_order(t, o) / static_cast<double>(t.size());
-            }
-          } else {
-            const double th = nearest(tau);
-            for (auto& x : s) x = x / th;
-            const double top = *std::max_element(s.begin(), s.end());
-            DVec w;
-            for (double x : s) w.push_back(std::exp(x - top));
-            const double Z = sum_in_order(w, o);
-            for (std::size_t c = 0; c < d; ++c) {
-              DVec t;
-              for (std::size_t l = 0; l < X.size(); ++l) t.push_back(w[l] * X[l][c]);
-              m[c] = sum_in_order(t, o) / Z;
-            }
-          }
-          v = structured_double(sa.V, m, o);
+          const std::vector<F> a = structured_float(sa.A, X[i], o);
+          std::vector<F> s;
+          for (const auto& xl : X) s.push_back(dot_float(a, xl, o));
+          v = structured_float(sa.V, attended_float(X, s, kind, tau, o), o);
         }
-        DVec y(d);
+        std::vector<F> y(d);
         for (std::size_t c = 0; c < d; ++c)
-          y[c] = sa.V.is_zero() ? nearest(sa.rho) * X[i][c] : sum_in_order({nearest(sa.rho) * X[i][c], v[c]}, o);
+          y[c] = sa.V.is_zero() ? nearest<F>(sa.rho) * X[i][c] : sum_in_order<F>({nearest<F>(sa.rho) * X[i][c], v[c]}, o);
         out.push_back(y);
       }
       X = std::move(out);
     }
-    for (auto& x : X) x = ff_double(b.ff, x, o);
+    for (auto& x : X) x = ff_float(b.ff, x, o);
   }
-  return X;
+  std::vector<DVec> out;
+  for (const auto& x : X) out.emplace_back(x.begin(), x.end());
+  return out;
 }
 
 // The exact run in Big (hardmax decided on exact rationals, softmax weights at 500 bits).

@@ -119,7 +119,19 @@ Dataset random_inputs(Gen& g, int d) {
 }
 
 // Checks every float run (three orders) against the exact run; returns true when certified.
-bool check_random_case(Gen& g, Setting kind, std::size_t& runs) {
+// Every coordinate of the float run fl within delta of the exact run (500-bit oracle).
+void expect_within(const std::vector<DVec>& fl, const std::vector<Vec<Big>>& exact, double delta, const char* format) {
+  for (std::size_t i = 0; i < fl.size(); ++i)
+    for (Eigen::Index c = 0; c < exact[i].size(); ++c) {
+      const Big err = abs(Big(fl[i][static_cast<std::size_t>(c)]) - exact[i][c]);
+      BOOST_TEST((err <= Big(delta) + Big(1e-100)),
+                 format << " run off by " << err.convert_to<double>() << " > delta " << delta);
+    }
+}
+
+// One random model: when its float64 statement is shown, float64 runs in three summation orders
+// lie within delta, and so do float32 runs within delta32 when that statement is shown (counted).
+bool check_random_case(Gen& g, Setting kind, std::size_t& runs, std::size_t& shown32) {
   const int d = static_cast<int>(g.range(2, 4));
   const Transformer<Rational> model = random_model(g, d, kind);
   const Dataset data = random_inputs(g, d);
@@ -127,17 +139,15 @@ bool check_random_case(Gen& g, Setting kind, std::size_t& runs) {
   const FloatRunFacts f = bound_float_run(model, data, kind, tau, 200);
   if (!f.certified) return false;
   BOOST_TEST(std::isfinite(f.delta));
+  const FloatRunFacts f32 = bound_float_run(model, data, kind, tau, 200, 1, kBinary32);
+  if (f32.certified) ++shown32;
   for (const auto& pair : data.pairs) {
     const auto exact = exact_forward(model, pair.input.points(), kind, tau);
     for (Order o : {Order::forward, Order::reverse, Order::pairwise}) {
-      const auto fl = float_forward(model, pair.input.points(), kind, tau, o);
+      expect_within(float_forward<double>(model, pair.input.points(), kind, tau, o), exact, f.delta, "float64");
       ++runs;
-      for (std::size_t i = 0; i < fl.size(); ++i)
-        for (int c = 0; c < d; ++c) {
-          const Big err = abs(Big(fl[i][static_cast<std::size_t>(c)]) - exact[i][c]);
-          BOOST_TEST((err <= Big(f.delta) + Big(1e-100)),
-                     "float run off by " << err.convert_to<double>() << " > delta " << f.delta);
-        }
+      if (f32.certified)
+        expect_within(float_forward<float>(model, pair.input.points(), kind, tau, o), exact, f32.delta, "float32");
     }
   }
   return true;
@@ -190,10 +200,10 @@ BOOST_AUTO_TEST_CASE(random_constructions_float_runs_lie_within_delta) {
 // Softmax certificates of random constructions: the float64 bound, which follows the
 // certification's own pass (the collapse enclosed by lem:softmax-enclosure, the enclosures carried
 // on threads), holds against the independent 500-bit softmax oracle in three summation orders;
-// its facts are the same on 1 and 3 threads.
+// its facts are the same on 1 and 3 threads. The same for the float32 bound where it is shown.
 BOOST_AUTO_TEST_CASE(softmax_certificates_float_runs_lie_within_delta) {
   const auto seed = base_seed("softmax");
-  std::size_t shown = 0;
+  std::size_t shown = 0, shown32 = 0;
   const std::size_t count = 12;
   for (std::size_t t = 0; t < count; ++t) {
     const Dataset data = sweep_dataset(seed, t);
@@ -207,25 +217,27 @@ BOOST_AUTO_TEST_CASE(softmax_certificates_float_runs_lie_within_delta) {
       if (!one.float_statement) continue;  // tau was not fixed
       const FloatRunFacts& f = *one.float_statement;
       expect_same_facts(f, *three.float_statement);
+      BOOST_TEST_REQUIRE(one.float32_statement.has_value());
+      const FloatRunFacts& g = *one.float32_statement;
+      expect_same_facts(g, *three.float32_statement);
       if (!f.certified) continue;
       ++shown;
+      shown32 += g.certified;
       const Rational& tau = one.certificate.softmax->tau_checked;
       for (const auto& pair : data.pairs) {
         const auto exact = exact_forward(built.model, pair.input.points(), Setting::softmax, tau);
         for (Order o : {Order::forward, Order::reverse, Order::pairwise}) {
-          const auto fl = float_forward(built.model, pair.input.points(), Setting::softmax, tau, o);
-          for (std::size_t i = 0; i < fl.size(); ++i)
-            for (Eigen::Index c = 0; c < exact[i].size(); ++c) {
-              const Big err = abs(Big(fl[i][static_cast<std::size_t>(c)]) - exact[i][c]);
-              BOOST_TEST((err <= Big(f.delta) + Big(1e-100)),
-                         "float run off by " << err.convert_to<double>() << " > delta " << f.delta);
-            }
+          expect_within(float_forward<double>(built.model, pair.input.points(), Setting::softmax, tau, o), exact,
+                        f.delta, "float64");
+          if (g.certified)
+            expect_within(float_forward<float>(built.model, pair.input.points(), Setting::softmax, tau, o), exact,
+                          g.delta, "float32");
         }
       }
     }
   }
-  std::cout << "softmax sweep (seed " << seed << "): float64 statement shown for " << shown << " of " << count
-            << " random constructions\n";
+  std::cout << "softmax sweep (seed " << seed << "): float64 statement shown for " << shown << ", float32 for "
+            << shown32 << " of " << count << " random constructions\n";
   BOOST_TEST(shown >= 1u);
 }
 
@@ -233,11 +245,13 @@ BOOST_AUTO_TEST_CASE(random_models_float_runs_lie_within_delta) {
   const auto seed = base_seed("random");
   for (Setting kind : {Setting::hardmax, Setting::softmax}) {
     Gen g{std::mt19937_64(seed + (kind == Setting::softmax))};
-    std::size_t certified = 0, runs = 0;
-    for (int trial = 0; trial < 150; ++trial) certified += check_random_case(g, kind, runs);
+    std::size_t certified = 0, runs = 0, shown32 = 0;
+    for (int trial = 0; trial < 150; ++trial) certified += check_random_case(g, kind, runs, shown32);
     std::cout << (kind == Setting::hardmax ? "hardmax" : "softmax") << ": " << certified
-              << " of 150 random models certified, " << runs << " float runs checked\n";
+              << " of 150 random models certified (float32: " << shown32 << "), " << runs
+              << " float64 runs checked\n";
     BOOST_TEST(certified >= 100u);  // the claim must be exercised, not vacuously skipped
+    BOOST_TEST(shown32 >= 50u);
   }
 }
 
