@@ -135,7 +135,7 @@ struct FloatRunBound::State {
   }
 };
 
-FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin,
+FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, const std::vector<std::size_t>& begin,
                              Setting kind, const std::optional<Rational>& tau, unsigned threads,
                              const std::vector<FloatFormat>& formats)
     : s_(std::make_unique<State>(model, ref, begin, kind, threads, formats)) {

@@ -39,7 +39,7 @@ class FloatRunBound {
 
   // tau: softmax only; it may instead be given by set_tau(). formats: the float runs bounded, each
   // on its own (one failing does not stop the others), beside the one exact run.
-  FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, std::vector<std::size_t> begin, Setting kind,
+  FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, const std::vector<std::size_t>& begin, Setting kind,
                 const std::optional<Rational>& tau, unsigned threads,
                 const std::vector<FloatFormat>& formats = {kBinary64});
   ~FloatRunBound();
