@@ -158,7 +158,7 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const C
     check_paths(opt);
     return read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
   };
-  const std::string text = coop ? coop->dataset_text(read) : read();
+  const std::string text = coop ? coop->dataset_text(opt.dataset_path, read) : read();
   if (!opt.report_path.empty() || !opt.save_model_path.empty()) sha256 = sha256_hex(text);
   return parse_dataset_json(text, opt.dataset_path, threads);
 }
