@@ -32,6 +32,7 @@ PARAMS = ("rho", "eta", "attn.to_q.weight", "attn.to_k.weight", "attn.to_v.weigh
 _NUMPY_DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2"}
 _TORCH_DTYPES = {torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16"}
 MAX_HEADER_BYTES = 100 << 20
+MAX_JSON_DEPTH = 32  # as every JSON reader of verify
 
 
 class SelfAttention(nn.Module):
@@ -113,17 +114,58 @@ def _exact_text(tau):
 
 # ---------------------------------------------------------------- safetensors
 
+def _json_depth(text):
+    """The deepest nesting of arrays and objects in JSON text (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (c == "\\", c != '"')
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def _unique_keys(pairs):
+    seen = set()
+    for k, _ in pairs:
+        if k in seen:
+            raise ValueError(f"the key {k!r} appears twice in one object")
+        seen.add(k)
+    return dict(pairs)
+
+
+def _limited_json(text, source):
+    """json.loads under verify's limits: nesting at most MAX_JSON_DEPTH, no key twice."""
+    if _json_depth(text) > MAX_JSON_DEPTH:
+        raise ValueError(f"{source}: arrays and objects nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
+
+
 def read_safetensors(path):
-    """Returns ({name: torch tensor}, metadata) of a safetensors file (numpy + torch only)."""
+    """Returns ({name: torch tensor}, metadata) of a safetensors file (numpy + torch only).
+    The header is checked against the file's size before the tensors are read."""
+    size = os.path.getsize(path)
     with open(path, "rb") as f:
-        data = f.read()
-    if len(data) < 8:
-        raise ValueError(f"{path}: too short for a safetensors file")
-    (n,) = struct.unpack("<Q", data[:8])
-    if n > MAX_HEADER_BYTES or 8 + n > len(data):
-        raise ValueError(f"{path}: header length {n} is too large or exceeds the file")
-    header = json.loads(data[8:8 + n].decode("utf-8"))
-    buffer = memoryview(data)[8 + n:]
+        first = f.read(8)
+        if len(first) < 8:
+            raise ValueError(f"{path}: too short for a safetensors file")
+        (n,) = struct.unpack("<Q", first)
+        if n > MAX_HEADER_BYTES or 8 + n > size:
+            raise ValueError(f"{path}: header length {n} is too large or exceeds the file")
+        header = _limited_json(f.read(n).decode("utf-8"), f"{path} header")
+        ends = [info["data_offsets"][1] for name, info in header.items() if name != "__metadata__"]
+        if max(ends, default=0) != size - 8 - n:
+            raise ValueError(f"{path}: the tensors cover {max(ends, default=0)} bytes, the file holds {size - 8 - n}")
+        buffer = memoryview(f.read())
     metadata = header.pop("__metadata__", {}) or {}
     tensors = {}
     for name, info in header.items():

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "seqi/io/dataset_json.hpp"
+#include "seqi/io/exact_json.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/io/read_file.hpp"
 #include "seqi/io/sha256.hpp"
@@ -93,7 +94,7 @@ std::vector<std::string> golden_differences(const RegressionRecord& golden, cons
 
 std::vector<std::pair<std::string, Dataset>> load_corpus(const std::string& corpus_path) {
   namespace fs = std::filesystem;
-  const auto j = nlohmann::json::parse(read_file_limited(corpus_path, 1 << 20, "corpus"));
+  const auto j = parse_limited_json(read_file_limited(corpus_path, 1 << 20, "corpus"), corpus_path);
   std::vector<std::pair<std::string, Dataset>> out;
   const fs::path dir = fs::path(corpus_path).parent_path();
   for (const auto& f : j.at("files")) {

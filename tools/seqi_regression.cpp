@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     nlohmann::json now = nlohmann::json::array();
     std::map<std::string, RegressionRecord> old;
     if (!bless)
-      for (const auto& g : nlohmann::json::parse(read_file_limited(golden, 1 << 26, "golden")))
+      for (const auto& g : parse_limited_json(read_file_limited(golden, 1 << 26, "golden"), golden))
         old.emplace(g.at("dataset").get<std::string>(), regression_record_from_json(g));
     for (const auto& [name, data] : load_corpus(corpus)) {
       const auto rec = measure(name, data);

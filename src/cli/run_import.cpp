@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "parse_args.hpp"
+#include "seqi/cli/resource_failure.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/cli/unsigned_option.hpp"
 #include "seqi/io/dataset_writer.hpp"
@@ -170,17 +171,8 @@ int run_import(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << "verify import: bad input: " << e.what() << "\n";
     return kBadInput;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "verify import: out of memory; import fewer or smaller sequences\n";
-    return kOutOfMemory;
-  } catch (const std::system_error& e) {
-    if (e.code() != std::errc::resource_unavailable_try_again) throw;
-    std::cerr << "verify import: out of memory: could not start a thread (" << e.what()
-              << "). Import fewer or smaller sequences.\n";
-    return kOutOfMemory;
-  } catch (const std::length_error& e) {
-    std::cerr << "verify import: out of memory: a container would exceed its maximum size (" << e.what() << ")\n";
-    return kOutOfMemory;
+  } catch (...) {
+    return resource_failure_exit(std::cerr, "verify import", "Import fewer or smaller sequences.");
   }
 }
 

@@ -11,6 +11,7 @@
 #include "seqi/certification/run_report.hpp"
 #include "seqi/certification/general_models.hpp"
 #include "seqi/cli/cooperation.hpp"
+#include "seqi/cli/resource_failure.hpp"
 #include "seqi/cli/run.hpp"
 #include "seqi/core/execution.hpp"
 #include "seqi/core/parallel.hpp"
@@ -157,7 +158,7 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const C
     check_paths(opt);
     return read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
   };
-  const std::string text = coop ? coop->dataset_text(read) : read();
+  const std::string text = coop ? coop->dataset_text(opt.dataset_path, read) : read();
   if (!opt.report_path.empty() || !opt.save_model_path.empty()) sha256 = sha256_hex(text);
   return parse_dataset_json(text, opt.dataset_path, threads);
 }
@@ -203,18 +204,9 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
   } catch (const ConstructionError& e) {
     err << "verify: construction failed: " << e.what() << "\n";
     return kNotVerified;
-  } catch (const std::bad_alloc&) {
-    err << "verify: out of memory; the input needs more memory than this machine gives. Use a smaller input "
-           "(README: peak memory) or run where more memory is available.\n";
-    return kOutOfMemory;
-  } catch (const std::system_error& e) {
-    if (e.code() != std::errc::resource_unavailable_try_again) throw;
-    err << "verify: out of memory: could not start a thread (" << e.what()
-        << "). Use a smaller input (README: peak memory), fewer --threads, or run where more memory is available.\n";
-    return kOutOfMemory;
-  } catch (const std::length_error& e) {
-    err << "verify: out of memory: a container would exceed its maximum size (" << e.what() << ")\n";
-    return kOutOfMemory;
+  } catch (...) {
+    return resource_failure_exit(err, "verify",
+                                 "Use a smaller input (README: peak memory) or run where more memory is available.");
   }
 }
 

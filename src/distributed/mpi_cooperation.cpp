@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <climits>
 #include <ctime>
+#include <filesystem>
 #include <new>
 
 #include "seqi/distributed/construction_bytes.hpp"
+#include "seqi/io/quote_value.hpp"
 #include "seqi/io/sha256.hpp"
 #include "seqi/report/summary.hpp"
 
@@ -67,6 +69,23 @@ std::uint64_t broadcast_patiently(std::uint64_t word, int root) {
   }
 }
 
+// "" when this process's own `path` is a pipe or device, or a regular file holding `text`;
+// otherwise what differs.
+std::string dataset_difference(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found)
+    return "the dataset file " + quote_value(path, 4096) + " does not exist on the machine of process " +
+           std::to_string(MpiSharding().part()) + " (process 0 read it)";
+  if (ec) return "cannot access the dataset file " + quote_value(path, 4096) + " (" + ec.message() + ")";
+  if (!fs::is_regular_file(status)) return "";
+  const std::string mine = sha256_hex_of_file(path), first = sha256_hex(text);
+  if (mine == first) return "";
+  return "the dataset file " + quote_value(path, 4096) + " differs from process 0's: SHA-256 " + mine + " here, " + first +
+         " on process 0";
+}
+
 }  // namespace
 
 MpiSharding::MpiSharding() {
@@ -114,7 +133,24 @@ std::string MpiCooperation::from_first(const std::function<std::string()>& make)
   return sharding_.broadcast(std::move(made));
 }
 
-std::string MpiCooperation::dataset_text(const std::function<std::string()>& read) const { return from_first(read); }
+// Process 0 reads; every other process compares its own file at `path` with those bytes: a
+// missing file or other bytes is a launch mistake, reported by every process as the same
+// InputError. A pipe or device (/dev/stdin) is read by process 0 alone.
+std::string MpiCooperation::dataset_text(const std::string& path, const std::function<std::string()>& read) const {
+  std::string text = from_first(read);
+  std::string difference;
+  if (sharding_.part() != 0) try {
+      difference = dataset_difference(path, text);
+    } catch (const std::exception& e) {
+      difference = e.what();
+    }
+  const auto all = sharding_.all_gather(difference);
+  for (std::size_t p = 1; p < all.size(); ++p)
+    if (!all[p].empty())
+      throw InputError("verify-mpi process " + std::to_string(p) + ": " + all[p] +
+                       ". Start every process with the same dataset, at the same path on every machine.");
+  return text;
+}
 
 // Process 0 sends the bytes of its construction and their SHA-256; every process checks the
 // digest and that its decoded construction encodes to the same bytes (nothing lost).

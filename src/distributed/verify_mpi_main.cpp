@@ -9,6 +9,7 @@
 #include <string>
 
 #include "seqi/cli/run.hpp"
+#include "seqi/distributed/launch_check.hpp"
 #include "seqi/distributed/mpi_cooperation.hpp"
 
 namespace {
@@ -29,6 +30,12 @@ int rank_of_world() {
 
 // The verify command on every process; returns its exit code.
 int run(int argc, char** argv) {
+  // Before anything else: processes started with different arguments would take different
+  // collective steps.
+  if (const std::string why = seqi::launch_mismatch({argv + 1, argv + argc}); !why.empty()) {
+    std::cerr << "verify-mpi: bad usage: " << why << "\n";
+    return seqi::kBadInput;
+  }
   if (argc >= 2 && std::string(argv[1]) == "import") {
     std::cerr << "verify-mpi: import runs on one machine; use `verify import ...`\n";
     return seqi::kBadInput;

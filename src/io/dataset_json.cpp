@@ -17,6 +17,7 @@
 #include "seqi/io/exact_json.hpp"
 #include "seqi/numbers/small_ratio.hpp"
 #include "seqi/io/hypotheses.hpp"
+#include "seqi/io/json_limits.hpp"
 #include "seqi/core/input_error.hpp"
 #include "seqi/io/quote_value.hpp"
 
@@ -175,6 +176,10 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   }
 
   bool on_key(const std::string& k) {
+    if (!nesting_.first_time(k))
+      fail(state_ == State::Root   ? "key " + quote(k) + " appears twice at the top level. Keep only one."
+           : state_ == State::Pair ? pair_name() + ": key " + quote(k) + " appears twice. Keep only one."
+                                   : "key " + quote(k) + " appears twice in one object of an ignored value. Keep only one.");
     if (state_ == State::Skipping) return true;
     if (state_ == State::Root) {
       bool* seen = k == "name" ? &seen_name_
@@ -186,7 +191,6 @@ class DatasetReader final : public nlohmann::json_sax<json> {
         skip(State::Root);
         return true;
       }
-      if (*seen) fail("key " + quote(k) + " appears twice at the top level. Keep only one.");
       *seen = true;
       key_ = k;
       state_ = State::RootValue;
@@ -199,7 +203,6 @@ class DatasetReader final : public nlohmann::json_sax<json> {
       skip(State::Pair);
       return true;
     }
-    if (*seen) fail(pair_name() + ": key " + quote(k) + " appears twice. Keep only one.");
     *seen = true;
     in_output_ = k == "output";
     state_ = State::PairValue;
@@ -208,6 +211,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
 
   bool start(bool object) {
     if (stopped()) return false;
+    if (!nesting_.open()) fail(json_too_deep_message() + ". Flatten the value.");
     switch (state_) {
       case State::Start:
         if (!object)
@@ -262,6 +266,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   }
 
   bool end() {
+    nesting_.close();
     switch (state_) {
       case State::Root:
         state_ = State::Done;
@@ -423,6 +428,7 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   bool seen_name_ = false, seen_dimension_ = false, seen_pairs_ = false;
   bool seen_input_ = false, seen_output_ = false;
   std::vector<std::string> unknown_root_keys_, unknown_pair_keys_;
+  JsonNesting nesting_;  // depth and keys of every open container, skipped values included
   bool in_output_ = false;
   SequencePair* pair_ = nullptr;  // the pair whose tokens are read (store_ only)
   const bool store_;

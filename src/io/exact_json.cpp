@@ -4,6 +4,7 @@
 
 #include "seqi/core/dataset.hpp"
 #include "seqi/core/input_error.hpp"
+#include "seqi/io/json_limits.hpp"
 #include "seqi/io/quote_value.hpp"
 
 namespace seqi {
@@ -11,19 +12,21 @@ namespace {
 
 using json = nlohmann::json;
 
-// SAX handler building a DOM in which numbers become strings of their exact text. It
-// refuses nesting deeper than kMaxExactJsonDepth (nothing later recurses more) and a key
-// repeated within one object.
-class ExactDomBuilder : public nlohmann::json_sax<json> {
+// SAX handler building a DOM under the limits of json_limits.hpp (nesting, no key twice in
+// one object). exact_numbers: each number becomes a string of its exact text; otherwise
+// numbers stay JSON numbers.
+class LimitedDomBuilder : public nlohmann::json_sax<json> {
  public:
+  explicit LimitedDomBuilder(bool exact_numbers) : exact_numbers_(exact_numbers) {}
+
   json result;
   std::string error;
 
   bool null() override { return put(nullptr); }
   bool boolean(bool v) override { return put(v); }
-  bool number_integer(number_integer_t v) override { return put(std::to_string(v)); }
-  bool number_unsigned(number_unsigned_t v) override { return put(std::to_string(v)); }
-  bool number_float(number_float_t, const string_t& s) override { return put(s); }
+  bool number_integer(number_integer_t v) override { return exact_numbers_ ? put(std::to_string(v)) : put(v); }
+  bool number_unsigned(number_unsigned_t v) override { return exact_numbers_ ? put(std::to_string(v)) : put(v); }
+  bool number_float(number_float_t v, const string_t& s) override { return exact_numbers_ ? put(s) : put(v); }
   bool string(string_t& v) override { return put(v); }
   bool binary(binary_t&) override { return put(nullptr); }
   bool start_object(std::size_t) override { return open(json::object()); }
@@ -31,7 +34,7 @@ class ExactDomBuilder : public nlohmann::json_sax<json> {
   bool start_array(std::size_t) override { return open(json::array()); }
   bool end_array() override { return close(); }
   bool key(string_t& k) override {
-    if (stack_.back()->contains(k)) {
+    if (!nesting_.first_time(k)) {
       error = "the key " + quote_value(k) + " appears twice in one object; keep only one";
       return false;
     }
@@ -62,21 +65,33 @@ class ExactDomBuilder : public nlohmann::json_sax<json> {
     return true;
   }
   bool open(json empty) {
-    if (stack_.size() >= kMaxExactJsonDepth) {
-      error = "arrays and objects nested deeper than " + std::to_string(kMaxExactJsonDepth) + " levels";
+    if (!nesting_.open()) {
+      error = json_too_deep_message();
       return false;
     }
     stack_.push_back(insert(std::move(empty)));
     return true;
   }
   bool close() {
+    nesting_.close();
     stack_.pop_back();
     return true;
   }
 
+  bool exact_numbers_;
+  JsonNesting nesting_;
   std::vector<json*> stack_;
   std::string key_;
 };
+
+json parse_limited(std::string_view text, const std::string& source, bool exact_numbers) {
+  refuse_nul_bytes(text, source);
+  LimitedDomBuilder builder(exact_numbers);
+  // strict = true: anything but whitespace after the value is an error.
+  const bool ok = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, true);
+  if (!ok) throw InputError(source + ": " + builder.error);
+  return std::move(builder.result);
+}
 
 }  // namespace
 
@@ -87,12 +102,11 @@ void refuse_nul_bytes(std::string_view text, const std::string& source) {
 }
 
 nlohmann::json parse_exact_json(std::string_view text, const std::string& source) {
-  refuse_nul_bytes(text, source);
-  ExactDomBuilder builder;
-  // strict = true: anything but whitespace after the value is an error.
-  const bool ok = json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, true);
-  if (!ok) throw InputError(source + ": " + builder.error);
-  return std::move(builder.result);
+  return parse_limited(text, source, true);
+}
+
+nlohmann::json parse_limited_json(std::string_view text, const std::string& source) {
+  return parse_limited(text, source, false);
 }
 
 }  // namespace seqi

@@ -113,15 +113,28 @@ IdxArray read_idx(const std::string& path) {
     total *= out.dims[k];
   }
 
-  out.data.resize(static_cast<std::size_t>(total));
-  const std::size_t got = read_some(file.get(), out.data.data(), out.data.size(), path);
-  if (got < out.data.size()) {
+  // An uncompressed file's size is known: the header is checked against it before any data is
+  // read. A compressed one grows as it is read, so a header that lies costs no memory.
+  const std::uint64_t header_bytes = 4 + 4 * std::uint64_t{rank};
+  const auto truncated = [&](std::uint64_t got) {
     std::string shape;
     for (unsigned k = 0; k < rank; ++k) shape += (k ? " x " : "") + std::to_string(out.dims[k]);
     throw_input_error(path, "truncated: the header announces " + shape + " = " + std::to_string(total) +
-                   " bytes of data but only " + std::to_string(got) +
-                   " follow. Download the file again or reinstall the package.");
+                                " bytes of data but only " + std::to_string(got) +
+                                " follow. Download the file again or reinstall the package.");
+  };
+  if (const auto size = fs::file_size(path, ec); gzdirect(file.get()) == 1 && !ec && size < header_bytes + total)
+    truncated(size < header_bytes ? 0 : size - header_bytes);
+  std::size_t got = 0;
+  while (got < total) {
+    const std::size_t step = static_cast<std::size_t>(std::min<std::uint64_t>(total - got, std::uint64_t{1} << 24));
+    out.data.resize(got + step);
+    const std::size_t n = read_some(file.get(), out.data.data() + got, step, path);
+    got += n;
+    if (n < step) break;
   }
+  out.data.resize(got);
+  if (got < total) truncated(got);
   unsigned char extra;
   if (read_some(file.get(), &extra, 1, path) != 0)
     throw_input_error(path, "has bytes after the " + std::to_string(total) +

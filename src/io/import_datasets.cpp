@@ -379,7 +379,7 @@ std::vector<Seq> split(const NpyArray& a, const std::string& path, const std::st
 }
 
 std::string read_npy_bytes(const std::string& path) {
-  return path.empty() ? std::string() : read_file_limited(path, kMaxNpyFileBytes, ".npy");
+  return path.empty() ? std::string() : read_npy_file(path);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "seqi/io/exact_json.hpp"
 #include "seqi/io/float_bits.hpp"
 #include "seqi/io/model_json.hpp"
+#include "seqi/io/model_metadata.hpp"
 #include "seqi/io/read_file.hpp"
 #include "seqi/io/safetensors.hpp"
 #include "seqi/model/structured_from_dense.hpp"
@@ -186,10 +187,10 @@ std::string model_to_safetensors(const Transformer<Rational>& model, const Model
     file.tensors[block_name(i, "ff.2.weight")] = f64_matrix(a.W);
   }
   auto& m = file.metadata;
-  m["format"] = "seqi-transformer-safetensors";
+  m["format"] = kSafetensorsModelFormat;
   m["format_version"] = "1";
-  m["layout"] = "exactInterpTF TF(d, h, tau, causal=False, depth): x = rho*x + attn(x); x = eta*x + ff(x)";
-  m["score_convention"] = "score(x_i, x_l) = (Wq x_i).(Wk x_l) = <A x_i, x_l> with A = Wk^T Wq";
+  m["layout"] = kSafetensorsModelLayout;
+  m["score_convention"] = kSafetensorsScoreConvention;
   m["attention"] = info.tau ? "softmax" : "hardmax";
   if (info.tau) m["tau"] = to_string(*info.tau);
   m["dataset_sha256"] = info.dataset_sha256;
@@ -203,11 +204,14 @@ std::string model_to_safetensors(const Transformer<Rational>& model, const Model
 }
 
 SafetensorsModel read_model_safetensors(const std::string& path) {
-  return model_from_safetensors(read_file_limited(path, std::uintmax_t{1} << 32, "model"), path);
+  return model_from_safetensors_file(read_safetensors_file(path, std::uint64_t{1} << 32), path);
 }
 
 SafetensorsModel model_from_safetensors(std::string_view bytes, const std::string& path) {
-  const SafetensorsFile file = decode_safetensors(bytes, path);
+  return model_from_safetensors_file(decode_safetensors(bytes, path), path);
+}
+
+SafetensorsModel model_from_safetensors_file(const SafetensorsFile& file, const std::string& path) {
   const LayoutReader r(file, path);
   const std::size_t L = r.depth();
   const auto& v0 = r.shape(block_name(0, "attn.to_v.weight"));
@@ -220,6 +224,7 @@ SafetensorsModel model_from_safetensors(std::string_view bytes, const std::strin
   if (q0.size() != 2) r.fail("tensor \"" + block_name(0, "attn.to_q.weight") + "\" must have shape [h, d]");
   if (u0.size() != 2) r.fail("tensor \"" + block_name(0, "ff.0.weight") + "\" must have shape [w, d]");
   const std::size_t h = q0[0], w = u0[0];
+  check_model_metadata(file.metadata, {d, L, h, w}, path);
   std::vector<AuthorsBlock> blocks;
   for (std::size_t i = 0; i < L; ++i) {
     AuthorsBlock a;

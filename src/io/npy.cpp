@@ -3,6 +3,7 @@
 #include "seqi/io/float_bits.hpp"
 #include "seqi/io/read_file.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -217,7 +218,8 @@ struct Layout {
   std::size_t data_start = 0, count = 0;
 };
 
-Layout parse_layout(std::string_view bytes, const std::string& path) {
+// `bytes` holds at least the preamble and header of a file of file_size bytes (or all of it).
+Layout parse_layout(std::string_view bytes, std::size_t file_size, const std::string& path) {
   const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
   if (bytes.size() < 6 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
     throw_input_error(path, "wrong magic: a .npy file starts with the 6 bytes \\x93NUMPY. Is this a .npy file "
@@ -237,9 +239,9 @@ Layout parse_layout(std::string_view bytes, const std::string& path) {
     throw_input_error(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
                    " (supported: 1.0, 2.0, 3.0).");
   }
-  if (bytes.size() - header_start < header_len)
+  if (file_size - header_start < header_len || bytes.size() - header_start < header_len)
     throw_input_error(path, "truncated: the header announces " + std::to_string(header_len) + " bytes but the file has only " +
-                   std::to_string(bytes.size() - header_start) + " after the preamble.");
+                   std::to_string(file_size - header_start) + " after the preamble.");
   const std::string_view header_text(bytes.data() + header_start, header_len);
   if (major < 3)  // latin-1 header: only ASCII is meaningful
     for (unsigned char c : header_text)
@@ -256,7 +258,7 @@ Layout parse_layout(std::string_view bytes, const std::string& path) {
     count *= dim;
   }
   const std::size_t data_start = header_start + header_len;
-  const std::size_t available = bytes.size() - data_start;
+  const std::size_t available = file_size - data_start;
   if (count > available / static_cast<std::size_t>(t.size))
     throw_input_error(path, "truncated: the header announces shape " + npy_shape_text(h.shape) + " of '" + h.descr + "' = " +
                    std::to_string(count) + " values (" + std::to_string(t.size) + " bytes each) but only " +
@@ -276,12 +278,32 @@ std::string npy_shape_text(const std::vector<std::size_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-NpyHeader npy_header(std::string_view bytes, const std::string& path) { return parse_layout(bytes, path).header; }
+NpyHeader npy_header(std::string_view bytes, const std::string& path) { return parse_layout(bytes, bytes.size(), path).header; }
 
-NpyArray read_npy(const std::string& path) { return decode_npy(read_file_limited(path, kMaxNpyFileBytes, ".npy"), path); }
+std::string read_npy_file(const std::string& path) {
+  const auto size = checked_input_size(path, kMaxNpyFileBytes, ".npy");
+  if (!size) return read_file_limited(path, kMaxNpyFileBytes, ".npy");  // a pipe: no size ahead
+  const InputFile file = open_input_file(path, ".npy");
+  // The preamble (at most 12 bytes) gives the header's length; the header, checked against
+  // the file's size, comes before any data byte is read.
+  std::string bytes = read_exactly(file.get(), std::min<std::size_t>(*size, 12), path, "the .npy preamble");
+  const auto* u = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t header_end = bytes.size() < 10 ? bytes.size()
+                                 : u[6] == 1     ? 10 + (std::size_t{u[8]} | (std::size_t{u[9]} << 8))
+                                 : bytes.size() < 12
+                                     ? bytes.size()
+                                     : 12 + (std::size_t{u[8]} | (std::size_t{u[9]} << 8) | (std::size_t{u[10]} << 16) |
+                                             (std::size_t{u[11]} << 24));
+  if (header_end > bytes.size() && header_end <= *size)
+    bytes += read_exactly(file.get(), header_end - bytes.size(), path, "the .npy header");
+  parse_layout(bytes, *size, path);
+  return bytes + read_exactly(file.get(), *size - bytes.size(), path, "the .npy data");
+}
+
+NpyArray read_npy(const std::string& path) { return decode_npy(read_npy_file(path), path); }
 
 NpyArray decode_npy(std::string_view bytes, const std::string& path) {
-  const Layout layout = parse_layout(bytes, path);
+  const Layout layout = parse_layout(bytes, bytes.size(), path);
   const NpyHeader& h = layout.header;
   const DType& t = layout.type;
   const std::size_t count = layout.count;

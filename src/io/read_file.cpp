@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 #include <vector>
 
 #include "seqi/core/dataset.hpp"
 #include "seqi/core/input_error.hpp"
+#include "seqi/core/resource_error.hpp"
 
 namespace seqi {
 namespace {
@@ -19,8 +19,8 @@ std::string limit_text(std::uintmax_t max_bytes) {
 
 }  // namespace
 
-std::string read_file_limited(const std::string& path, std::uintmax_t max_bytes, const std::string& kind,
-                              const std::string& hint) {
+std::optional<std::uintmax_t> checked_input_size(const std::string& path, std::uintmax_t max_bytes, const std::string& kind,
+                                                 const std::string& hint) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
@@ -28,15 +28,41 @@ std::string read_file_limited(const std::string& path, std::uintmax_t max_bytes,
     throw_input_error(path, "the " + kind + " file does not exist. Check the path" + hint + ".");
   if (ec) throw_input_error(path, "cannot access the " + kind + " file (" + ec.message() + ").");
   if (fs::is_directory(status)) throw_input_error(path, "is a directory, not a " + kind + " file. Give the path of a " + kind + " file.");
-  if (fs::is_regular_file(status)) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > max_bytes)
-      throw_input_error(path, "the file is " + std::to_string(size) + " bytes, larger than " + limit_text(max_bytes) +
-                     ". Split or reduce it.");
+  if (!fs::is_regular_file(status)) return std::nullopt;
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  if (size > max_bytes)
+    throw_input_error(path, "the file is " + std::to_string(size) + " bytes, larger than " + limit_text(max_bytes) +
+                                ". Split or reduce it.");
+  return size;
+}
+
+InputFile open_input_file(const std::string& path, const std::string& kind) {
+  InputFile file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!file) {
+    const int err = errno;
+    if (is_resource_shortage(err))
+      throw ResourceError(path + ": cannot open the " + kind + " file: " + std::strerror(err) +
+                          " (the system's limit on open files or memory). Raise the limit (ulimit -n) or free memory.");
+    throw_input_error(path, "cannot open the " + kind + " file (" + std::strerror(err) + "). Check that it exists and is readable.");
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!file)
-    throw_input_error(path, "cannot open the " + kind + " file (" + std::strerror(errno) + "). Check that it exists and is readable.");
+  return file;
+}
+
+std::string read_exactly(std::FILE* file, std::size_t n, const std::string& path, const std::string& what) {
+  std::string bytes(n, '\0');
+  const std::size_t got = n ? std::fread(bytes.data(), 1, n, file) : 0;
+  if (got != n)
+    throw_input_error(path, std::ferror(file) ? "error while reading " + what + " (" + std::strerror(errno) + ")."
+                                              : "the file ended after " + std::to_string(got) + " of the " +
+                                                    std::to_string(n) + " bytes of " + what + " (truncated file?).");
+  return bytes;
+}
+
+std::string read_file_limited(const std::string& path, std::uintmax_t max_bytes, const std::string& kind,
+                              const std::string& hint) {
+  checked_input_size(path, max_bytes, kind, hint);
+  const InputFile file = open_input_file(path, kind);
   // Chunks, with the limit enforced while reading (pipes have no size).
   std::string text;
   std::vector<char> chunk(std::size_t{1} << 20);

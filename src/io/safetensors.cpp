@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "seqi/core/input_error.hpp"
+#include "seqi/io/exact_json.hpp"
 #include "seqi/io/float_bits.hpp"
 
 namespace seqi {
@@ -44,11 +45,7 @@ std::string le_u64(std::uint64_t v) {
   return s;
 }
 
-struct Entry {
-  std::string name;
-  SafeTensor tensor;
-  std::size_t begin = 0, end = 0;
-};
+using Entry = SafetensorsHeader::Range;
 
 Entry parse_entry(const std::string& name, const json& v, const std::string& source) {
   const std::string where = "tensor \"" + name + "\"";
@@ -105,51 +102,63 @@ std::string encode_safetensors(const SafetensorsFile& file) {
   return out;
 }
 
-SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& source) {
-  if (bytes.size() < 8) fail(source, "too short for a safetensors file (" + std::to_string(bytes.size()) + " bytes; the header length alone takes 8)");
-  const std::uint64_t n = load_unsigned(reinterpret_cast<const unsigned char*>(bytes.data()), 8, false);
+std::uint64_t safetensors_header_length(std::string_view first_bytes, std::uint64_t file_size, const std::string& source) {
+  if (file_size < 8 || first_bytes.size() < 8)
+    fail(source, "too short for a safetensors file (" + std::to_string(file_size) + " bytes; the header length alone takes 8)");
+  const std::uint64_t n = load_unsigned(reinterpret_cast<const unsigned char*>(first_bytes.data()), 8, false);
   if (n > kMaxSafetensorsHeaderBytes)
     fail(source, "the header length field says " + std::to_string(n) + " bytes, more than the limit of " +
                      std::to_string(kMaxSafetensorsHeaderBytes) + " (is this a safetensors file?)");
-  if (n > bytes.size() - 8)
+  if (n > file_size - 8)
     fail(source, "the header length field says " + std::to_string(n) + " bytes but only " +
-                     std::to_string(bytes.size() - 8) + " follow (truncated file?)");
-  const std::string_view header_text = bytes.substr(8, n);
-  const json header = json::parse(header_text, nullptr, false);
-  if (header.is_discarded() || !header.is_object())
-    fail(source, "the header is not a JSON object (malformed JSON in the first " + std::to_string(n) + " bytes after the length)");
-  const std::string_view buffer = bytes.substr(8 + n);
+                     std::to_string(file_size - 8) + " follow (truncated file?)");
+  return n;
+}
 
-  SafetensorsFile out;
-  std::vector<Entry> entries;
+SafetensorsHeader decode_safetensors_header(std::string_view header_text, std::uint64_t buffer_size,
+                                            const std::string& source) {
+  const json header = parse_limited_json(header_text, source + " header");
+  if (!header.is_object())
+    fail(source, "the header is not a JSON object (the " + std::to_string(header_text.size()) + " bytes after the length)");
+  SafetensorsHeader out;
   for (const auto& [key, value] : header.items()) {
     if (key == "__metadata__") {
       if (!value.is_object()) fail(source, "\"__metadata__\" must be an object of strings");
       for (const auto& [mk, mv] : value.items()) {
-        if (!mv.is_string()) fail(source, "metadata \"" + mk + "\" must be a string, got " + mv.dump());
+        if (!mv.is_string()) fail(source, "metadata \"" + mk + "\" must be a string, got " + mv.type_name());
         out.metadata[mk] = mv.get<std::string>();
       }
       continue;
     }
-    entries.push_back(parse_entry(key, value, source));
+    out.tensors.push_back(parse_entry(key, value, source));
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+  std::sort(out.tensors.begin(), out.tensors.end(), [](const Entry& a, const Entry& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
-  std::size_t expected = 0;
-  for (auto& e : entries) {
+  std::uint64_t expected = 0;
+  for (const auto& e : out.tensors) {
     if (e.begin != expected)
       fail(source, "tensor \"" + e.name + "\": data_offsets begin at " + std::to_string(e.begin) + " but the previous tensor ends at " +
                        std::to_string(expected) + (e.begin < expected ? " (overlap)" : " (gap)"));
-    if (e.end > buffer.size())
+    if (e.end > buffer_size)
       fail(source, "tensor \"" + e.name + "\": data_offsets end at " + std::to_string(e.end) + " beyond the " +
-                       std::to_string(buffer.size()) + " data bytes of the file (truncated file?)");
+                       std::to_string(buffer_size) + " data bytes of the file (truncated file?)");
     expected = e.end;
+  }
+  if (expected != buffer_size)
+    fail(source, std::to_string(buffer_size - expected) + " bytes after the last tensor's data are not described by the header");
+  return out;
+}
+
+SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& source) {
+  const std::uint64_t n = safetensors_header_length(bytes, bytes.size(), source);
+  const std::string_view buffer = bytes.substr(8 + n);
+  SafetensorsHeader header = decode_safetensors_header(bytes.substr(8, n), buffer.size(), source);
+  SafetensorsFile out{{}, std::move(header.metadata)};
+  for (auto& e : header.tensors) {
     e.tensor.bytes = std::string(buffer.substr(e.begin, e.end - e.begin));
     out.tensors.emplace(e.name, std::move(e.tensor));
   }
-  if (expected != buffer.size())
-    fail(source, std::to_string(buffer.size() - expected) + " bytes after the last tensor's data are not described by the header");
   return out;
 }
 

@@ -11,6 +11,8 @@
    in exact rationals from its stored floats (independent oracle) it is verified (exit 0);
    with one target moved by 2^-40 it is refused (exit 1). Saved for softmax, its exact output
    is irrational, so certification against its rational float replay must be refused (exit 1).
+3. read_safetensors refuses a header nested deeper than 32 levels, a key twice, and a header
+   that does not cover the file (checked before the tensors are read), as verify does.
 
 Usage: test_seqi_torch.py --verify build/verify --datasets datasets [--seed S]
 """
@@ -206,6 +208,28 @@ def test_trained_module_certifies(args, tmp):
           "1e-6, a target moved by 1e-3 refused")
 
 
+def test_hostile_headers(tmp):
+    """The reader's limits, as verify's: nesting, a key twice, sizes before reading."""
+    def write(name, header, data=b""):
+        path = os.path.join(tmp, name)
+        text = header.encode()
+        with open(path, "wb") as f:
+            f.write(len(text).to_bytes(8, "little") + text + data)
+        return path
+    t = '{"dtype":"F64","shape":[1],"data_offsets":[0,8]}'
+    cases = [(write("deep.safetensors", '{"a":' + "[" * 100000 + "]" * 100000 + "}"), "nested deeper than 32"),
+             (write("twice.safetensors", '{"a":' + t + ',"a":' + t + "}", bytes(8)), "appears twice"),
+             (write("long.safetensors", '{"a":' + t + "}", bytes(4096)), "the file holds 4096")]
+    for path, fragment in cases:
+        try:
+            seqi_torch.read_safetensors(path)
+        except ValueError as e:
+            assert fragment in str(e), f"{path}: {e}"
+        else:
+            raise AssertionError(f"{path}: accepted")
+    print("hostile headers: refused with their reason")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--verify", required=True)
@@ -218,6 +242,7 @@ def main():
     print(f"test_seqi_torch: seed {args.seed} (replay with SEQI_SEED={args.seed})")
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory(prefix="seqi-torch-") as tmp:
+        test_hostile_headers(tmp)
         test_exports_replay(args, tmp)
         if not args.dataset:
             test_trained_module_certifies(args, tmp)

@@ -22,7 +22,9 @@ class Cooperation {
   // True on the one process that prints and writes files.
   virtual bool writes_output() const = 0;
   // The first process calls read() (checks and reads the dataset); every process gets its bytes.
-  virtual std::string dataset_text(const std::function<std::string()>& read) const = 0;
+  // Throws InputError on every process when another process's own `path` is missing or holds
+  // other bytes (a launch mistake, found before any work).
+  virtual std::string dataset_text(const std::string& path, const std::function<std::string()>& read) const = 0;
   // The first process calls build(); every process gets the same construction.
   virtual Construction construction(const std::function<Construction()>& build) const = 0;
   // Collective: throws unless every process arrived at the same certificate.

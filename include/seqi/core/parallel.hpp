@@ -17,6 +17,7 @@ namespace seqi {
 // state. If some f(j) throws, no new index is started and, once every thread has stopped,
 // the exception of the smallest throwing j is rethrown: the one a sequential loop would throw
 // (every index below it was started, since indices are handed out in increasing order).
+// If a thread cannot be started, the started ones are joined and that error is rethrown.
 template <class F>
 void for_each_index(std::size_t n, unsigned threads, F&& f) {
   const std::size_t workers = std::min<std::size_t>(threads, n);
@@ -43,11 +44,18 @@ void for_each_index(std::size_t n, unsigned threads, F&& f) {
     }
   };
   std::vector<std::thread> pool;
-  for (std::size_t w = 1; w < workers; ++w)
-    pool.emplace_back([&work, w] {
-      work(w);
-      release_thread_number_caches();
-    });
+  try {
+    pool.reserve(workers - 1);
+    for (std::size_t w = 1; w < workers; ++w)
+      pool.emplace_back([&work, w] {
+        work(w);
+        release_thread_number_caches();
+      });
+  } catch (...) {  // a thread could not start (std::system_error) or no memory: never terminate
+    stop = true;   // with a joinable thread: the started ones stop after their current index
+    for (auto& t : pool) t.join();
+    throw;
+  }
   work(0);
   for (auto& t : pool) t.join();
   const auto first = std::min_element(error_index.begin(), error_index.end()) - error_index.begin();

@@ -25,7 +25,7 @@ class MpiCooperation final : public Cooperation {
  public:
   const Sharding& sharding() const override { return sharding_; }
   bool writes_output() const override { return sharding_.part() == 0; }
-  std::string dataset_text(const std::function<std::string()>& read) const override;
+  std::string dataset_text(const std::string& path, const std::function<std::string()>& read) const override;
   Construction construction(const std::function<Construction()>& build) const override;
   void check_agreement(const RunReport& report, const RunInfo& run) const override;
 

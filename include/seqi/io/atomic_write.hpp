@@ -1,8 +1,11 @@
 // Every output file of seqi is written through here: a regular file is replaced atomically
 // (temporary file in the same directory, every write checked, fsync, rename, fsync of the
 // directory), so a reader or a crash at any moment sees either the old file or the complete
-// new one. A non-regular existing target (/dev/stdout, a FIFO, /dev/full) is written directly,
-// every write still checked.
+// new one. The path is resolved first (output_target.hpp): a symbolic link is followed and
+// its target replaced, the link kept; this process's descriptors (/dev/stdout, /dev/fd/N)
+// are written as such; character devices and FIFOs (/dev/null, /dev/full) are written
+// directly, every write still checked; /proc and /sys entries, block devices and sockets are
+// refused.
 #pragma once
 #include <functional>
 #include <iosfwd>

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "seqi/io/safetensors.hpp"
 #include "seqi/model/transformer.hpp"
 
 namespace seqi {
@@ -60,10 +61,14 @@ struct SafetensorsModel {
 // Reads a file in the layout above (F64, F32, F16 or BF16 tensors; each float becomes the
 // exact rational it denotes). Throws InputError naming the file and tensor on: a malformed
 // container, a missing, unknown or misnamed tensor, blocks not numbered 0..L-1, a shape that
-// disagrees with d, h or w, NaN or infinite weights.
+// disagrees with d, h or w, NaN or infinite weights, metadata that contradicts the tensors
+// (check_model_metadata). The header is checked against the file's size before any tensor
+// byte is read (read_safetensors_file).
 SafetensorsModel read_model_safetensors(const std::string& path);
 // The same from the file's bytes (`source` names it in messages).
 SafetensorsModel model_from_safetensors(std::string_view bytes, const std::string& source);
+// The same from a decoded container.
+SafetensorsModel model_from_safetensors_file(const SafetensorsFile& file, const std::string& source);
 
 // The exact rational model stored in the metadata "seqi_model_json" of a file written by
 // seqi. Throws InputError when the key is absent or the JSON is not a valid model.

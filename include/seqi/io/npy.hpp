@@ -34,6 +34,11 @@ inline constexpr std::uintmax_t kMaxNpyFileBytes = std::uintmax_t{1} << 30;  // 
 // NaN or infinite values (naming the flat index and the multi-index of the first one).
 NpyArray read_npy(const std::string& path);
 
+// The bytes of a .npy file. From a regular file the preamble and header are read first and
+// checked against the file's size (InputError) before any data byte is read; pipes are read
+// whole. At most kMaxNpyFileBytes.
+std::string read_npy_file(const std::string& path);
+
 // Shape and dtype of a .npy file's bytes, after every check of read_npy that needs no value
 // (magic, version, header, dtype, order, data size): consistency across files can be checked
 // before any value is allocated.
