@@ -18,6 +18,7 @@ Exit 77 (ctest: skipped) with the reason when python3-onnx, node or onnxruntime-
 installed (scripts/install-deps.sh --all installs them).
 
 Usage: test_onnx_export.py --verify build/verify --datasets datasets --node-modules DIR [--large]
+       [--dataset FILE ...]   (these files instead of the shipped datasets, e.g. an import)
 """
 import argparse
 import hashlib
@@ -139,6 +140,7 @@ def main():
     ap.add_argument("--datasets", required=True)
     ap.add_argument("--node-modules", required=True)
     ap.add_argument("--large", action="store_true")
+    ap.add_argument("--dataset", action="append", help="check these dataset files instead of the shipped ones")
     args = ap.parse_args()
     try:
         import onnx
@@ -150,7 +152,7 @@ def main():
     if not os.path.isfile(os.path.join(args.node_modules, "onnxruntime-node", "package.json")):
         skip(f"onnxruntime-node is not installed in {args.node_modules} (scripts/install-onnxruntime.sh)")
     paths = sorted(os.path.join(args.datasets, f) for f in os.listdir(args.datasets) if f.endswith(".json"))
-    paths = [p for p in paths if (os.path.getsize(p) > LARGE_BYTES) == args.large]
+    paths = args.dataset or [p for p in paths if (os.path.getsize(p) > LARGE_BYTES) == args.large]
     assert paths, f"no dataset to export in {args.datasets}"
     with tempfile.TemporaryDirectory() as tmp:
         cases = [export_one(onnx, args, tmp, p, s) for p in paths for s in ("--exact", "--softmax")]
