@@ -81,6 +81,12 @@ BOOST_AUTO_TEST_CASE(model_proto_holds_the_onnx_field_numbers) {
   BOOST_TEST(m.at("exact_certificate").rfind("holds", 0) == 0);
   BOOST_TEST(m.at("dataset_sha256") == "abc");
   BOOST_TEST(m.at("model_sha256").size() == 64u);
+  BOOST_TEST(m.at("graph_dtype") == "float64");
+  info.onnx_float32 = true;
+  const auto meta32 = onnx_metadata(model, info);
+  const std::map<std::string, std::string> m32(meta32.begin(), meta32.end());
+  BOOST_TEST(m32.at("graph_dtype") == "float32");
+  BOOST_TEST(m32.at("float64_statement").find("this float32 graph is outside it") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_model_extension_is_refused_before_any_work) {

@@ -184,6 +184,7 @@ std::vector<std::pair<std::string, std::string>> onnx_metadata(const Transformer
                 "decisions and every output coordinate lies within float64_delta of the exact output";
   else if (!info.float64_not_shown.empty())
     statement = "not shown (lem:float-run): " + info.float64_not_shown;
+  if (info.onnx_float32) statement += "; it speaks of the float64 graph: this float32 graph is outside it";
   m.emplace_back("float64_statement", statement);
   if (info.float64_delta) m.emplace_back("float64_delta", decimal17(*info.float64_delta));
   m.emplace_back("seqi_version", SEQI_VERSION);
