@@ -2,7 +2,8 @@
 # Installs the Debian packages the project needs (idempotent; run as root on Debian 12).
 #   scripts/install-deps.sh         what building and running `verify` needs (scripts/setup-and-run.sh)
 #   scripts/install-deps.sh --all   also what the whole test suite, verify-mpi, the Fashion-MNIST
-#                                   importer, the PyTorch bridge and the PDF certificates need
+#                                   importer, the PyTorch bridge, the PDF certificates and the ONNX
+#                                   checks need (npm onnxruntime-node: scripts/install-onnxruntime.sh)
 #                                   (scripts/test.sh)
 set -euo pipefail
 minimal=(
@@ -20,7 +21,10 @@ rest=(
   ccache                                         # compiler cache for repeated builds
   python3-torch python3-numpy python3-matplotlib  # PyTorch bridge test and the Tikhonov experiment
   texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures poppler-utils  # certificates
+  python3-onnx                                   # the ONNX checker (ctest -L onnx)
 )
+# Node.js for ONNX Runtime (ctest -L onnx); a node that brings its own npm is kept as it is.
+command -v node >/dev/null && command -v npm >/dev/null || rest+=(nodejs npm)
 case "${1:-}" in
   "") packages=("${minimal[@]}") ;;
   --all) packages=("${minimal[@]}" "${rest[@]}") ;;
@@ -35,4 +39,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ "${1:-}" = --all ]; then
+  "$(dirname "$0")/install-onnxruntime.sh"  # npm onnxruntime-node into .node-packages/
 fi

@@ -60,6 +60,7 @@ void check_paths(const VerifyOptions& opt) {
   std::vector<NamedPath> inputs{{"the dataset", opt.dataset_path}}, outputs;
   if (!opt.model_path.empty()) inputs.push_back({"the model (--model)", opt.model_path});
   if (!opt.save_model_path.empty()) {
+    check_model_save_path(opt.save_model_path);
     outputs.push_back({"--save-model", opt.save_model_path});
     const auto dir = std::filesystem::path(opt.save_model_path).parent_path();
     if (!dir.empty() && !std::filesystem::is_directory(dir))
@@ -99,6 +100,19 @@ GeneralOptions general_options(const VerifyOptions& opt) {
   return go;
 }
 
+// What a saved model records of the run: tau, the dataset, and the statements that hold (the
+// hypotheses check added before the final conclude() always passes, so concluding here agrees).
+ModelExportInfo export_info(RunReport& report, const std::string& dataset_sha256, bool float32) {
+  Certificate& cert = report.certificate;
+  cert.conclude();
+  ModelExportInfo info{cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256};
+  info.certified = cert.verified;
+  if (report.float_statement && report.float_statement->certified) info.float64_delta = report.float_statement->delta;
+  if (report.float_statement && !report.float_statement->certified) info.float64_not_shown = report.float_statement->failure;
+  info.onnx_float32 = float32;
+  return info;
+}
+
 RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
                     const std::string& dataset_sha256, RunInfo& run, const Execution& exec, const Cooperation* coop) {
   Progress* progress = exec.progress;
@@ -120,11 +134,9 @@ RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOpt
   const auto built = coop ? coop->construction(build) : build();
   RunReport report = opt.softmax ? certify_construction_softmax(data, built, so, exec)
                                  : certify_construction_hardmax(data, built, opt.brute, exec);
-  const Certificate& cert = report.certificate;
   if (coop) coop->check_agreement(report, run);  // the last collective step: writing fails alone
   if (!opt.save_model_path.empty() && (!coop || coop->writes_output()))
-    save_model(built.model, opt.save_model_path,
-               {cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256});
+    save_model(built.model, opt.save_model_path, export_info(report, dataset_sha256, opt.onnx_dtype == "float32"));
   return report;
 }
 

@@ -44,7 +44,10 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
                  "last precision (default 8; 0 turns bisection off)");
   app.add_option("--save-model", opt.save_model_path,
                  "write the built transformer to this model file (.json exact; .safetensors: float64 in the "
-                 "PyTorch layout of python/seqi_torch.py, the exact model in its metadata)");
+                 "PyTorch layout of python/seqi_torch.py, the exact model in its metadata; .onnx: an ONNX graph "
+                 "with the run's statements in its metadata)");
+  app.add_option("--onnx-dtype", opt.onnx_dtype, "with --save-model M.onnx: float64 (the default) or float32")
+      ->check(CLI::IsMember({"float64", "float32"}));
   app.add_option("--report", opt.report_path, "write a LaTeX certificate to this .tex file");
   app.add_flag("--pdf", opt.pdf, "also run pdflatex on the report");
   app.add_flag("--json", opt.json, "print the summary as one JSON object");
@@ -86,6 +89,8 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
       {opt.pdf && opt.report_path.empty(), "--pdf needs --report FILE.tex"},
       {model && !opt.save_model_path.empty(),
        "--save-model saves a transformer this run builds; with --model nothing is built"},
+      {app.count("--onnx-dtype") != 0 && !opt.save_model_path.ends_with(".onnx"),
+       "--onnx-dtype applies to --save-model M.onnx"},
       {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
       {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
       {model && opt.softmax && !opt.tau && !opt.model_path.ends_with(".safetensors"),

@@ -1,23 +1,44 @@
 #include "seqi/io/model_file.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 #include "seqi/io/atomic_write.hpp"
 #include "seqi/core/input_error.hpp"
 #include "seqi/io/model_json.hpp"
+#include "seqi/io/model_onnx.hpp"
 
 namespace seqi {
+namespace {
 
-bool is_safetensors_path(const std::string& path) {
-  const std::string ext = ".safetensors";
-  return path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
-}
-
-void save_model(const Transformer<Rational>& model, const std::string& path, const ModelExportInfo& info) {
-  if (!is_safetensors_path(path)) return write_model_file(model, path);
-  const std::string bytes = model_to_safetensors(model, info);
+void write_bytes(const std::string& path, const std::string& bytes) {
   write_file_atomically(path, "model", [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });
 }
 
+}  // namespace
+
+bool is_safetensors_path(const std::string& path) { return path.ends_with(".safetensors"); }
+
+void check_model_save_path(const std::string& path) {
+  if (path.ends_with(".json") || is_safetensors_path(path) || is_onnx_path(path)) return;
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) return;  // JSON
+  throw InputError("--save-model " + path + ": unknown model file extension; the accepted ones are .json (exact), "
+                   ".safetensors (float64, PyTorch layout) and .onnx (ONNX graph)");
+}
+
+void save_model(const Transformer<Rational>& model, const std::string& path, const ModelExportInfo& info) {
+  check_model_save_path(path);
+  if (is_safetensors_path(path)) return write_bytes(path, model_to_safetensors(model, info));
+  if (is_onnx_path(path)) return write_bytes(path, model_to_onnx(model, info));
+  write_model_file(model, path);
+}
+
 LoadedModel load_model(const std::string& path, bool from_metadata) {
+  if (is_onnx_path(path))
+    throw InputError(path + ": ONNX models are written (--save-model), not read; give the .json or .safetensors "
+                     "model the run saved");
   if (!is_safetensors_path(path)) {
     if (from_metadata)
       throw InputError(path + ": --model-metadata applies to .safetensors model files; a JSON model is exact already");

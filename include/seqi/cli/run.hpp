@@ -12,6 +12,7 @@ struct VerifyOptions {
   std::string model_path;       // verify this model instead of building one
   bool model_metadata = false;  // .safetensors: the exact model in its metadata, not its floats
   std::string save_model_path;  // write the built model here
+  std::string onnx_dtype = "float64";  // element type of a .onnx --save-model: float64 or float32
   std::string report_path;      // LaTeX certificate
   bool pdf = false;
   bool softmax = false;

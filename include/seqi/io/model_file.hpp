@@ -1,5 +1,6 @@
-// Model files by extension: ".safetensors" is the authors' PyTorch layout
-// (model_safetensors.hpp), anything else our exact JSON (model_json.hpp).
+// Model files by extension: ".json" our exact JSON (model_json.hpp), ".safetensors" the
+// authors' PyTorch layout (model_safetensors.hpp), ".onnx" an ONNX graph (model_onnx.hpp,
+// written only). Reading takes any other name as JSON.
 #pragma once
 #include <optional>
 #include <string>
@@ -10,7 +11,12 @@ namespace seqi {
 
 bool is_safetensors_path(const std::string& path);
 
-// Writes atomically in the format the extension names (info is used by safetensors only).
+// InputError unless the path ends in .json, .safetensors or .onnx (the message lists them) or
+// is an existing device or FIFO (/dev/stdout, /dev/full), which gets JSON.
+void check_model_save_path(const std::string& path);
+
+// Writes atomically in the format the extension names (info is used by safetensors and ONNX);
+// InputError for any other extension.
 void save_model(const Transformer<Rational>& model, const std::string& path, const ModelExportInfo& info);
 
 struct LoadedModel {

@@ -45,6 +45,11 @@ Transformer<Rational> model_from_authors_layout(const std::vector<AuthorsBlock>&
 struct ModelExportInfo {
   std::optional<Rational> tau;  // softmax temperature; nullopt: hardmax
   std::string dataset_sha256;   // of the dataset file the model was built for
+  // The statements of the run that built the model (recorded in ONNX metadata):
+  bool certified = false;               // the exact certificate holds: T(X_j) = Y_j for every pair
+  std::optional<double> float64_delta{};  // the float64 statement (lem:float-run) is shown with this delta
+  std::string float64_not_shown{};        // else why not ("" when it was not computed)
+  bool onnx_float32 = false;            // .onnx: float32 tensors and input instead of float64
 };
 
 // The safetensors bytes: float64 tensors (each the double nearest to the exact value) and
