@@ -13,6 +13,7 @@ struct VerifyOptions {
   bool model_metadata = false;  // .safetensors: the exact model in its metadata, not its floats
   std::string save_model_path;  // write the built model here
   std::string report_path;      // LaTeX certificate
+  std::string certificate_path;  // machine-readable certificate (JSON) for seqi-check
   bool pdf = false;
   bool softmax = false;
   std::optional<std::string> tau;  // exact rational text
