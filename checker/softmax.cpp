@@ -31,7 +31,7 @@ std::pair<Q, Q> exp_bounds(const Q& a, unsigned bits) {
   if (mpfr_get_exp(x) < -2 * static_cast<long>(bits)) {
     mpfr_clear(x);
     mpz_class floor_den = 1;
-    floor_den <<= 2 * bits;
+    floor_den <<= 2 * static_cast<mp_bitcnt_t>(bits);
     return {Q(0), Q(mpz_class(1), floor_den)};
   }
   mpfr_get_q(out.second.get_mpq_t(), x);
