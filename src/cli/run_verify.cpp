@@ -22,7 +22,8 @@
 #include "seqi/io/quote_value.hpp"
 #include "seqi/io/read_file.hpp"
 #include "seqi/numbers/bit_limit.hpp"
-#include "seqi/io/model_file.hpp"
+#include "seqi/io/model_json.hpp"
+#include "seqi/report/certificate_json.hpp"
 #include "seqi/report/latex.hpp"
 #include "seqi/report/summary.hpp"
 #include "seqi/core/input_error.hpp"
@@ -75,6 +76,7 @@ void check_paths(const VerifyOptions& opt) {
         outputs.push_back({std::string("the certificate's ") + ext + " file",
                            std::filesystem::path(opt.report_path).replace_extension(ext).string()});
   }
+  if (!opt.certificate_path.empty()) outputs.push_back({"--certificate", opt.certificate_path});
   refuse_outputs_onto_inputs(outputs, inputs);
 }
 
@@ -113,8 +115,10 @@ ModelExportInfo export_info(RunReport& report, const std::string& dataset_sha256
   return info;
 }
 
+// `model_sha256` is set to the hash of the built model's JSON text when a certificate is asked for.
 RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
-                    const std::string& dataset_sha256, RunInfo& run, const Execution& exec, const Cooperation* coop) {
+                  const std::string& dataset_sha256, RunInfo& run, const Execution& exec, const Cooperation* coop,
+                  std::string& model_sha256) {
   Progress* progress = exec.progress;
   if (!opt.model_path.empty()) {
     const auto loaded = load_model(opt.model_path, opt.model_metadata);
@@ -135,6 +139,7 @@ RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOpt
   RunReport report = opt.softmax ? certify_construction_softmax(data, built, so, exec)
                                  : certify_construction_hardmax(data, built, opt.brute, exec);
   if (coop) coop->check_agreement(report, run);  // the last collective step: writing fails alone
+  if (!opt.certificate_path.empty()) model_sha256 = sha256_hex(model_json_text(built.model));
   if (!opt.save_model_path.empty() && (!coop || coop->writes_output()))
     save_model(built.model, opt.save_model_path, export_info(report, dataset_sha256, opt.onnx_dtype == "float32"));
   return report;
@@ -171,7 +176,8 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const C
     return read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
   };
   const std::string text = coop ? coop->dataset_text(opt.dataset_path, read) : read();
-  if (!opt.report_path.empty() || !opt.save_model_path.empty()) sha256 = sha256_hex(text);
+  if (!opt.report_path.empty() || !opt.save_model_path.empty() || !opt.certificate_path.empty())
+    sha256 = sha256_hex(text);
   return parse_dataset_json(text, opt.dataset_path, threads);
 }
 
@@ -191,12 +197,15 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
     const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr};
-    RunReport report = certify(opt, so, go, data, dataset_sha256, run, exec, coop);
+    std::string model_sha256;
+    RunReport report = certify(opt, so, go, data, dataset_sha256, run, exec, coop, model_sha256);
     Certificate& cert = report.certificate;
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
     progress.reset();  // its last line ends before the report's messages and the summary
     if (!opt.report_path.empty() && (!coop || coop->writes_output())) write_report(opt, report, run, data, dataset_sha256, err);
+    if (!opt.certificate_path.empty() && (!coop || coop->writes_output()))
+      write_certificate_json(certificate_json(report, data, dataset_sha256, model_sha256), opt.certificate_path);
     if (opt.json)
       out << summary_json(report, run).dump(2) << "\n";
     else

@@ -50,6 +50,8 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
       ->check(CLI::IsMember({"float64", "float32"}));
   app.add_option("--report", opt.report_path, "write a LaTeX certificate to this .tex file");
   app.add_flag("--pdf", opt.pdf, "also run pdflatex on the report");
+  app.add_option("--certificate", opt.certificate_path,
+                 "write every claim of the run to this JSON file, for the independent checker seqi-check");
   app.add_flag("--json", opt.json, "print the summary as one JSON object");
   app.add_flag("--brute", opt.brute, "Lemma P from all O(n^2 d) attention scores instead of O(n d) bounds");
   bool progress = false;
@@ -69,6 +71,7 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
   const std::pair<const char*, const std::string*> paths[] = {{"--model", &opt.model_path},
                                                               {"--save-model", &opt.save_model_path},
                                                               {"--report", &opt.report_path},
+                                                              {"--certificate", &opt.certificate_path},
                                                               {"dataset", &opt.dataset_path}};
   for (const auto& [name, value] : paths)
     if (app.count(name) != 0 && value->empty()) {
@@ -92,6 +95,8 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
       {app.count("--onnx-dtype") != 0 && !opt.save_model_path.ends_with(".onnx"),
        "--onnx-dtype applies to --save-model M.onnx"},
       {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
+      {model && !opt.certificate_path.empty(),
+       "--certificate states the claims of a transformer this run builds; with --model nothing is built"},
       {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
       {model && opt.softmax && !opt.tau && !opt.model_path.ends_with(".safetensors"),
        "--softmax --model needs --tau: a user's model has no certified tau* (a .safetensors export records its tau)"},

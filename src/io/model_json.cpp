@@ -110,12 +110,12 @@ json model_to_json(const Transformer<Rational>& model) {
   return {{"format", "seqi-transformer"}, {"version", 1}, {"dimension", model.dimension}, {"blocks", blocks}};
 }
 
-std::string model_file_text(const Transformer<Rational>& model) {
+std::string model_json_text(const Transformer<Rational>& model) {
   return model_to_json(model).dump(1) + "\n";  // depth 6: dump's recursion is bounded
 }
 
 void write_model_file(const Transformer<Rational>& model, const std::string& path) {
-  const std::string text = model_file_text(model);
+  const std::string text = model_json_text(model);
   write_file_atomically(path, "model", [&](std::ostream& out) { out << text; });
 }
 

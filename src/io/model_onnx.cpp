@@ -172,7 +172,7 @@ std::vector<std::pair<std::string, std::string>> onnx_metadata(const Transformer
     m.emplace_back("tie_rule", "ties averaged: C_i = {l : s_il == max_l s_il}, the computed scores compared for "
                                "exact equality, m_i = sum_{l in C_i} x_l / |C_i|");
   m.emplace_back("graph_dtype", info.onnx_float32 ? "float32" : "float64");
-  m.emplace_back("model_sha256", sha256_hex(model_file_text(model)));
+  m.emplace_back("model_sha256", sha256_hex(model_json_text(model)));
   m.emplace_back("dataset_sha256", info.dataset_sha256);
   m.emplace_back("exact_certificate",
                  info.certified ? "holds: the exact model maps every input X_j onto its target Y_j (as sets)"

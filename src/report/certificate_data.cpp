@@ -19,7 +19,6 @@ namespace {
 constexpr std::size_t kFullTableLimit = 200;
 constexpr std::size_t kTableHead = 50;
 constexpr std::size_t kFailingShown = 500;
-constexpr std::size_t kWidthBound = 4;  // Thm 1.6 / 1.8: width at most 4
 
 std::string num(std::size_t n) { return std::to_string(n); }
 
@@ -203,8 +202,8 @@ void define_counts(DataFile& f, const Certificate& cert) {
   f.def("certBlocksGroupedBound", num(c.blocks_bound_grouped));
   f.def("certBlocksGroupedRel", rel(c.blocks <= c.blocks_bound_grouped));
   f.def("certWidth", num(c.width));
-  f.def("certWidthBound", num(kWidthBound));
-  f.def("certWidthRel", rel(c.width <= kWidthBound));
+  f.def("certWidthBound", num(kTheoremWidthBound));
+  f.def("certWidthRel", rel(c.width <= kTheoremWidthBound));
   f.def("certRankA", num(c.max_rank_A));
   f.def("certRankV", num(c.max_rank_V));
   f.def("certParams", num(c.params));

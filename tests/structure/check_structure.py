@@ -51,7 +51,7 @@ def allowed(layer):
 
 
 MAX_LINES = 500
-SOURCE_DIRS = ("src", "include", "tests", "tools", "bench", "fuzz")
+SOURCE_DIRS = ("src", "include", "tests", "tools", "bench", "fuzz", "checker")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 UPWARD = re.compile(r"UpwardRounding|expect_upward_rounding|seqi/numbers/upward\.hpp")
 
@@ -108,6 +108,25 @@ def check_certificate_folder(root, errors):
                               f"(it belongs in src/float_statement or src/replay)")
 
 
+CHECKER_MAX_LINES = 2000
+ENGINE_INCLUDE = re.compile(r'^\s*#\s*include\s+[<"](seqi/|src/|\.\./)', re.MULTILINE)
+ENGINE_LINK = re.compile(r"\bseqi(_[a-z_]+|::[a-z_]+)\b|\$\{CMAKE_SOURCE_DIR\}/(src|include)")
+
+
+def check_checker(root, errors):
+    """checker/ (seqi-check) shares nothing with the engine and stays readable in an afternoon."""
+    total = 0
+    for path in files_under(root, "checker", (".cpp", ".hpp", ".txt")):
+        text = open(path).read()
+        total += text.count("\n")
+        for inc in ENGINE_INCLUDE.findall(text):
+            errors.append(f"{path}: the checker includes engine code (\"{inc}...\"); it must share no source")
+        if path.endswith(".txt") and ENGINE_LINK.search(text):
+            errors.append(f"{path}: the checker names an engine library or source folder; it must link none")
+    if total > CHECKER_MAX_LINES:
+        errors.append(f"checker/: {total} lines (at most {CHECKER_MAX_LINES}, parsers included)")
+
+
 def check_public_headers(root, errors):
     for path in files_under(root, os.path.join("include", "seqi"), (".hpp",)):
         for inc in INCLUDE.findall(open(path).read()):
@@ -118,7 +137,7 @@ def check_public_headers(root, errors):
 
 
 NARRATION = re.compile(r"\bissue \d+", re.IGNORECASE)
-NARRATION_DIRS = ("src", "include", "tests", "tools", "bench", "fuzz", "scripts", "proofs", "docs", "python")
+NARRATION_DIRS = ("src", "include", "tests", "tools", "bench", "fuzz", "scripts", "proofs", "docs", "python", "checker")
 
 
 def check_narration(root, errors):
@@ -177,6 +196,7 @@ def main():
     check_sizes(a.root, errors)
     check_certificate_folder(a.root, errors)
     check_public_headers(a.root, errors)
+    check_checker(a.root, errors)
     check_narration(a.root, errors)
     if a.build:
         check_rounding_flags(a.root, a.build, errors)

@@ -9,6 +9,8 @@
 
 namespace seqi {
 
+inline constexpr std::size_t kTheoremWidthBound = 4;  // Thm 1.6 / 1.8: width at most 4
+
 struct Counts {
   std::size_t N = 0, d = 0, sum_m = 0;
   std::size_t blocks = 0;

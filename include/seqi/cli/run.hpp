@@ -14,6 +14,7 @@ struct VerifyOptions {
   std::string save_model_path;  // write the built model here
   std::string onnx_dtype = "float64";  // element type of a .onnx --save-model: float64 or float32
   std::string report_path;      // LaTeX certificate
+  std::string certificate_path;  // machine-readable certificate (JSON) for seqi-check
   bool pdf = false;
   bool softmax = false;
   std::optional<std::string> tau;  // exact rational text

@@ -15,8 +15,8 @@
 namespace seqi {
 
 nlohmann::json model_to_json(const Transformer<Rational>& model);
-// The bytes of a .json model file (its SHA-256 names the exact model in exported metadata).
-std::string model_file_text(const Transformer<Rational>& model);
+// Exactly the bytes write_model_file writes (--save-model M.json); a certificate hashes them.
+std::string model_json_text(const Transformer<Rational>& model);
 void write_model_file(const Transformer<Rational>& model, const std::string& path);
 
 // Throws InputError naming the file, block and field on any malformed or inconsistent entry.

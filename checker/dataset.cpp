@@ -1,0 +1,85 @@
+// The dataset and its hypotheses H1-H5 (def:hypotheses in proofs/construction.tex), checked
+// from their definitions: sets are compared as sorted lists of exact rational points.
+#include <algorithm>
+#include <map>
+
+#include "check.hpp"
+
+namespace check {
+namespace {
+
+std::vector<Vec> read_tokens(const json& list, std::size_t d, const std::string& where) {
+  if (!list.is_array()) throw BadInput(where + ": expected a list of tokens");
+  std::vector<Vec> tokens;
+  for (std::size_t t = 0; t < list.size(); ++t) {
+    const std::string at = where + " token " + std::to_string(t + 1);
+    if (!list[t].is_array() || list[t].size() != d)
+      throw BadInput(at + ": expected " + std::to_string(d) + " coordinates (H4: one common dimension)");
+    Vec x;
+    for (const auto& c : list[t]) x.push_back(parse_q(c, at));
+    tokens.push_back(std::move(x));
+  }
+  return tokens;
+}
+
+// H1 / H2: the tokens of one sequence are pairwise distinct. Returns them sorted.
+std::vector<Vec> distinct_sorted(std::vector<Vec> tokens, const std::string& where, const char* hypothesis) {
+  std::sort(tokens.begin(), tokens.end());
+  if (auto it = std::adjacent_find(tokens.begin(), tokens.end()); it != tokens.end())
+    throw BadInput(where + ": the token " + show(*it) + " appears twice (" + hypothesis + ": sequences are sets)");
+  return tokens;
+}
+
+}  // namespace
+
+Dataset read_dataset(const std::string& text, const std::string& path) {
+  const json j = parse_json_exact(text, path);
+  Dataset data;
+  data.d = parse_count(field(j, "dimension", path), path + " \"dimension\"");
+  if (data.d < 2) throw BadInput(path + ": \"dimension\" must be at least 2 (H4)");
+  const json& pairs = field(j, "pairs", path);
+  if (!pairs.is_array() || pairs.empty()) throw BadInput(path + ": \"pairs\" must be a non-empty list");
+  std::map<std::vector<Vec>, std::pair<std::size_t, std::vector<Vec>>> seen;  // input set -> (pair, output set)
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const std::string where = path + ": pair " + std::to_string(k + 1);
+    Pair p{read_tokens(field(pairs[k], "input", where), data.d, where + " input"),
+           read_tokens(field(pairs[k], "output", where), data.d, where + " output")};
+    if (p.output.empty() || p.output.size() > p.input.size())
+      throw BadInput(where + ": H5 needs 1 <= m <= n, got n = " + std::to_string(p.input.size()) +
+                     ", m = " + std::to_string(p.output.size()));
+    auto in_set = distinct_sorted(p.input, where + " input", "H1");
+    auto out_set = distinct_sorted(p.output, where + " output", "H2");
+    if (auto it = seen.find(in_set); it != seen.end()) {
+      if (it->second.second != out_set)
+        throw BadInput(where + ": same input set as pair " + std::to_string(it->second.first + 1) +
+                       " with another output set (H3: no set-to-set map can do both)");
+      ++data.merged;  // a duplicate pair: removed (def:hypotheses)
+      continue;
+    }
+    seen.emplace(std::move(in_set), std::make_pair(k, std::move(out_set)));
+    data.sum_m += p.output.size();
+    data.pairs.push_back(std::move(p));
+  }
+  return data;
+}
+
+std::string show(const Vec& x) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + x[i].get_str();
+  s += ")";
+  return s.size() > 120 ? s.substr(0, 116) + "...)" : s;
+}
+
+std::string set_difference_text(std::vector<Vec> outputs, std::vector<Vec> targets) {
+  std::sort(outputs.begin(), outputs.end());
+  outputs.erase(std::unique(outputs.begin(), outputs.end()), outputs.end());
+  std::sort(targets.begin(), targets.end());
+  std::vector<Vec> extra, missing;
+  std::set_difference(outputs.begin(), outputs.end(), targets.begin(), targets.end(), std::back_inserter(extra));
+  std::set_difference(targets.begin(), targets.end(), outputs.begin(), outputs.end(), std::back_inserter(missing));
+  if (!extra.empty()) return "output " + show(extra.front()) + " is not a target";
+  if (!missing.empty()) return "target " + show(missing.front()) + " is not an output";
+  return "";
+}
+
+}  // namespace check

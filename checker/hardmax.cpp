@@ -1,0 +1,188 @@
+// The hardmax forward pass in exact rationals (def:model): a block is FF(SA(X)), with
+// SA(X)_i = rho x_i + V m_i, m_i the average of the tokens x_l of largest score <A x_i, x_l>
+// (ties averaged), and FF(x) = eta x + W relu(U x + b).
+#include <algorithm>
+#include <map>
+
+#include "check.hpp"
+#include "passes.hpp"
+
+namespace check {
+namespace {
+
+Vec mean_of(const std::vector<Vec>& X, const std::vector<std::size_t>& which) {
+  Vec m(X.front().size());
+  for (std::size_t l : which)
+    for (std::size_t i = 0; i < m.size(); ++i) m[i] += X[l][i];
+  for (auto& c : m) c /= static_cast<unsigned long>(which.size());
+  return m;
+}
+
+// Indices of the largest (sign > 0) or smallest (sign < 0) values; every index when sign == 0.
+std::vector<std::size_t> extreme(const std::vector<Q>& v, int sign) {
+  std::vector<std::size_t> best;
+  for (std::size_t l = 0; l < v.size(); ++l) {
+    if (!best.empty() && sign != 0) {
+      const int c = cmp(v[l], v[best.front()]) * sign;
+      if (c < 0) continue;
+      if (c > 0) best.clear();
+    }
+    best.push_back(l);
+  }
+  return best;
+}
+
+// The tokens times the least common multiple L of their denominators: integers, whose dot
+// products are L^2 > 0 times the tokens' (the same order, without a gcd per product).
+std::vector<std::vector<mpz_class>> common_denominator(const std::vector<Vec>& X) {
+  mpz_class L = 1;
+  for (const auto& x : X)
+    for (const auto& c : x) mpz_lcm(L.get_mpz_t(), L.get_mpz_t(), c.get_den_mpz_t());
+  std::vector<std::vector<mpz_class>> Z;
+  for (const auto& x : X) {
+    Z.emplace_back();
+    for (const auto& c : x) Z.back().push_back(c.get_num() * (L / c.get_den()));
+  }
+  return Z;
+}
+
+// The averaged token m_i each token attends to.
+std::vector<Vec> attended(const LowRank& A, const std::vector<Vec>& X) {
+  std::vector<Vec> out;
+  if (A.alpha == 0 && A.terms.size() <= 1) {
+    // <A x_i, x_l> = (q.x_i)(p.x_l): the argmax set depends only on the sign of q.x_i.
+    std::vector<Q> read;
+    for (const auto& x : X) read.push_back(A.terms.empty() ? Q(0) : dot(A.terms[0].first, x));
+    const Vec up = mean_of(X, extreme(read, 1)), down = mean_of(X, extreme(read, -1)), all = mean_of(X, extreme(read, 0));
+    for (const auto& x : X) {
+      const int s = A.terms.empty() ? 0 : sgn(dot(A.terms[0].second, x));
+      out.push_back(s > 0 ? up : s < 0 ? down : all);
+    }
+    return out;
+  }
+  if (A.terms.empty()) {  // A = alpha I, alpha != 0: the order of alpha <x_i, x_l>
+    const std::vector<std::vector<mpz_class>> Z = common_denominator(X);
+    for (const auto& zi : Z) {
+      std::vector<Q> scores;
+      for (const auto& zl : Z) {
+        mpz_class s = 0;
+        for (std::size_t c = 0; c < zi.size(); ++c) s += zi[c] * zl[c];
+        scores.emplace_back(A.alpha > 0 ? mpz_class(s) : mpz_class(-s));
+      }
+      out.push_back(mean_of(X, extreme(scores, 1)));
+    }
+    return out;
+  }
+  for (const auto& x : X) {  // any A: every score, O(n^2 d)
+    const Vec Ax = A.apply(x);
+    std::vector<Q> scores;
+    for (const auto& y : X) scores.push_back(dot(Ax, y));
+    out.push_back(mean_of(X, extreme(scores, 1)));
+  }
+  return out;
+}
+
+}  // namespace
+
+Q dot(const Vec& a, const Vec& b) {
+  Q s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != 0) s += a[i] * b[i];
+  return s;
+}
+
+void hardmax_attention(const Block& b, std::vector<Vec>& X) {
+  if (b.rho == 1 && b.V.zero()) return;  // every token unchanged
+  const std::vector<Vec> m = attended(b.A, X);
+  const Vec* last = nullptr;
+  Vec shift;
+  for (std::size_t i = 0; i < X.size(); ++i) {
+    if (last == nullptr || m[i] != *last) shift = b.V.apply(m[i]), last = &m[i];
+    for (std::size_t c = 0; c < X[i].size(); ++c) X[i][c] = b.rho * X[i][c] + shift[c];
+  }
+}
+
+RowIds::RowIds(const Model& m) {
+  std::map<Vec, std::size_t> seen;
+  for (const auto& b : m.blocks) {
+    id.emplace_back();
+    for (const auto& row : b.U) id.back().push_back(seen.emplace(row, seen.size()).first->second);
+  }
+  count = seen.size();
+}
+
+Readings empty_readings(const RowIds& ids) { return {std::vector<Q>(ids.count), std::vector<bool>(ids.count)}; }
+
+std::vector<FeedForwardPlan> feed_forward_plans(const Model& m, const RowIds& ids) {
+  std::vector<FeedForwardPlan> plans;
+  for (std::size_t k = 0; k < m.blocks.size(); ++k) plans.emplace_back(m.blocks[k], ids.id[k]);
+  return plans;
+}
+
+FeedForwardPlan::FeedForwardPlan(const Block& b, const std::vector<std::size_t>& row_ids) : block(b), row_id(row_ids) {
+  for (const auto& c : b.b) minus_b.push_back(-c);
+  for (std::size_t u = 0; u < b.U.size(); ++u) {
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return row_id[r.unit] == row_id[u]; });
+    if (it == rows.end()) rows.push_back({u, minus_b[u], minus_b[u]});
+    else it->least = std::min(it->least, minus_b[u]), it->most = std::max(it->most, minus_b[u]);
+  }
+  identity_when_all_active = b.eta == 1;
+  for (std::size_t c = 0; c < b.W.size() && identity_when_all_active; ++c) {
+    Q offset = 0;
+    Vec linear(b.W.size());
+    for (std::size_t u = 0; u < b.U.size(); ++u) {
+      offset += b.W[c][u] * b.b[u];
+      for (std::size_t j = 0; j < linear.size(); ++j) linear[j] += b.W[c][u] * b.U[u][j];
+    }
+    identity_when_all_active = offset == 0 && std::all_of(linear.begin(), linear.end(), [](const Q& q) { return q == 0; });
+  }
+}
+
+std::vector<Q> FeedForwardPlan::pre_activations(const Vec& x, Readings& cache) const {
+  std::vector<Q> pre(block.U.size());
+  for (std::size_t u = 0; u < block.U.size(); ++u) {
+    const std::size_t r = row_id[u];
+    if (!cache.known[r]) cache.value[r] = dot(block.U[u], x), cache.known[r] = true;
+    pre[u] = cache.value[r] + block.b[u];
+  }
+  return pre;
+}
+
+void FeedForwardPlan::apply(Vec& x, Readings& cache) const {
+  bool none = true, all = true;
+  for (const Row& row : rows) {
+    const std::size_t r = row_id[row.unit];
+    if (!cache.known[r]) cache.value[r] = dot(block.U[row.unit], x), cache.known[r] = true;
+    none = none && cache.value[r] <= row.least;
+    all = all && cache.value[r] > row.most;
+  }
+  if (none && block.eta == 1) return;             // every unit off: x unchanged (exact)
+  if (all && identity_when_all_active) return;  // every unit on: x unchanged (exact)
+  const std::vector<Q> pre = pre_activations(x, cache);
+  for (auto& c : x) c *= block.eta;
+  for (std::size_t u = 0; u < pre.size(); ++u)
+    if (pre[u] > 0)
+      for (std::size_t c = 0; c < x.size(); ++c) x[c] += block.W[c][u] * pre[u];
+  cache.clear();
+}
+
+std::vector<std::string> hardmax_pass(const Model& m, const Dataset& data) {
+  const RowIds ids(m);
+  const std::vector<FeedForwardPlan> ff = feed_forward_plans(m, ids);
+  std::vector<std::string> verdicts;
+  for (const auto& pair : data.pairs) {
+    std::vector<Vec> X = pair.input;
+    std::vector<Readings> cache(X.size(), empty_readings(ids));
+    for (std::size_t k = 0; k < m.blocks.size(); ++k) {
+      if (!(m.blocks[k].rho == 1 && m.blocks[k].V.zero())) {
+        hardmax_attention(m.blocks[k], X);
+        for (auto& c : cache) c.clear();
+      }
+      for (std::size_t i = 0; i < X.size(); ++i) ff[k].apply(X[i], cache[i]);
+    }
+    verdicts.push_back(set_difference_text(std::move(X), pair.output));
+  }
+  return verdicts;
+}
+
+}  // namespace check

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""seqi-check against verify: every shipped dataset confirmed, every tamper class refused.
+
+--confirm SETTING: verify --SETTING --save-model --certificate on every shipped and regression
+dataset (not the big corpus.json), then seqi-check must confirm every claim (exit 0).
+--tamper: certificates, models and datasets changed in one place each are refused (exit 1),
+the refuted claim named; bad input exits 2.
+"""
+import argparse
+import glob
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from fractions import Fraction
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+class Case:
+    """One verified run: the dataset, the model it saved and its certificate, in `tmp`."""
+
+    def __init__(self, args, tmp, dataset, setting):
+        self.args, self.tmp, self.dataset = args, tmp, dataset
+        stem = os.path.basename(dataset)[:-5] + "-" + setting
+        self.model = os.path.join(tmp, stem + "-model.json")
+        self.cert = os.path.join(tmp, stem + "-cert.json")
+        code, out = run([args.verify, "--" + setting, "--threads", "1", "--save-model", self.model,
+                         "--certificate", self.cert, dataset])
+        if code != 0:
+            raise SystemExit(f"verify --{setting} {dataset} exited {code}:\n{out}")
+
+    def check(self, dataset=None, model=None, cert=None):
+        return run([self.args.check, dataset or self.dataset, model or self.model, cert or self.cert])
+
+    def altered(self, path, change, suffix):
+        """A copy of the JSON file `path` with change(obj) applied."""
+        with open(path) as f:
+            obj = json.load(f)
+        change(obj)
+        out = os.path.join(self.tmp, os.path.basename(path)[:-5] + "-" + suffix + ".json")
+        with open(out, "w") as f:
+            json.dump(obj, f)
+        return out
+
+
+def expect(failures, what, result, code, needle):
+    got, out = result
+    if got != code or needle not in out:
+        failures.append(f"{what}: expected exit {code} with '{needle}', got exit {got}:\n{out[-1500:]}")
+    else:
+        print(f"ok: {what}")
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def confirm(args, tmp, setting, failures):
+    names = sorted(glob.glob(os.path.join(args.datasets, "*.json")) +
+                   glob.glob(os.path.join(args.datasets, "regression", "*.json")))
+    for dataset in names:
+        if os.path.basename(dataset) == "corpus.json":
+            continue
+        case = Case(args, tmp, dataset, setting)
+        expect(failures, f"{setting} {os.path.basename(dataset)} confirmed", case.check(), 0, "CONFIRMED")
+
+
+def tamper_model(args, tmp, failures):
+    """One weight moved by 2^-60: the hash, then ||theta||^2, then the verdicts refute it."""
+    case = Case(args, tmp, os.path.join(args.datasets, "mixed-d3.json"), "exact")
+
+    def move(model):
+        ff = model["blocks"][-1]["feed_forward"]
+        u = next(k for k, w in enumerate(ff["W"][0]) if Fraction(w) != 0)
+        ff["W"][0][u] = str(Fraction(ff["W"][0][u]) + Fraction(1, 2**60))
+
+    moved = case.altered(case.model, move, "moved")
+    expect(failures, "weight moved by 2^-60", case.check(model=moved), 1, "REFUTED: model.sha256")
+
+    def rehash(cert):
+        cert["model"]["sha256"] = sha256(moved)
+
+    cert = case.altered(case.cert, rehash, "rehashed")
+    expect(failures, "weight moved, model hash updated", case.check(model=moved, cert=cert), 1,
+           "REFUTED: counts.param_norm_sq")
+    _, out = case.check(model=moved, cert=cert)
+    norm = next(line.split("recomputed ")[1] for line in out.splitlines() if "counts.param_norm_sq" in line)
+
+    def renorm(c):
+        rehash(c)
+        c["counts"]["param_norm_sq"] = norm
+
+    cert = case.altered(case.cert, renorm, "renormed")
+    expect(failures, "weight moved, hash and norm updated", case.check(model=moved, cert=cert), 1,
+           "REFUTED: sequences sequence 1 verdict")
+
+
+def tamper_claims(args, tmp, failures):
+    case = Case(args, tmp, os.path.join(args.datasets, "tiny-d2.json"), "exact")
+
+    def flip(cert):
+        cert["sequences"][1]["verdict"] = "mismatch"
+
+    expect(failures, "verdict flipped", case.check(cert=case.altered(case.cert, flip, "flipped")), 1,
+           "REFUTED: sequences sequence 2 verdict")
+
+    def count(cert):
+        cert["counts"]["params"] += 1
+
+    expect(failures, "count changed", case.check(cert=case.altered(case.cert, count, "count")), 1,
+           "REFUTED: counts.params")
+
+    def bound(cert):
+        cert["bounds"]["blocks_hardmax"] += 1
+
+    expect(failures, "bound changed", case.check(cert=case.altered(case.cert, bound, "bound")), 1,
+           "REFUTED: bounds.blocks_hardmax")
+    other = os.path.join(tmp, "tiny-d2-edited.json")
+    with open(case.dataset) as f, open(other, "w") as g:
+        g.write(f.read() + " ")
+    expect(failures, "dataset hash mismatch", case.check(dataset=other), 1, "REFUTED: dataset.sha256")
+    with open(case.dataset) as f:
+        data = json.load(f)
+    data["pairs"][0]["output"][0][0] = 2
+    with open(other, "w") as g:
+        json.dump(data, g)
+    expect(failures, "dataset target changed", case.check(dataset=other), 1, "REFUTED: sequences sequence 1 verdict")
+    expect(failures, "missing file", case.check(model=os.path.join(tmp, "none.json")), 2, "bad input")
+    expect(failures, "verify --certificate with --model", run([args.verify, "--model", case.model, "--certificate",
+                                                               os.path.join(tmp, "c.json"), case.dataset]),
+           2, "--certificate states the claims of a transformer this run builds")
+    expect(failures, "verify --certificate /dev/full", run([args.verify, "--certificate", "/dev/full", case.dataset]),
+           2, "certificate")
+    expect(failures, "model given as certificate", case.check(cert=case.model), 2, "bad input")
+
+
+def tamper_tau(args, tmp, failures):
+    case = Case(args, tmp, os.path.join(args.datasets, "tiny-d2.json"), "softmax")
+
+    def above(cert):
+        cert["softmax"]["tau"] = str(Fraction(cert["softmax"]["tau_star_lower"]) * 3)
+
+    expect(failures, "tau above tau*", case.check(cert=case.altered(case.cert, above, "tau")), 1,
+           "REFUTED: softmax.tau_within_tau_star")
+
+    def star(cert):
+        cert["softmax"]["tau_star_lower"] = str(Fraction(cert["softmax"]["tau_star_lower"]) * 10)
+
+    expect(failures, "tau* raised", case.check(cert=case.altered(case.cert, star, "star")), 1,
+           "REFUTED: softmax.tau_star_lower")
+
+    def margin(cert):
+        g = cert["softmax"]["per_sequence"][0]["G"]
+        cert["softmax"]["per_sequence"][0]["G"] = str(Fraction(g) * 2)
+
+    expect(failures, "G_j raised", case.check(cert=case.altered(case.cert, margin, "margin")), 1,
+           "REFUTED: softmax.per_sequence sequence 1 G")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--verify", required=True)
+    ap.add_argument("--check", required=True)
+    ap.add_argument("--datasets", required=True)
+    ap.add_argument("--confirm", choices=["exact", "softmax"])
+    ap.add_argument("--tamper", action="store_true")
+    args = ap.parse_args()
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.confirm:
+            confirm(args, tmp, args.confirm, failures)
+        if args.tamper:
+            tamper_model(args, tmp, failures)
+            tamper_claims(args, tmp, failures)
+            tamper_tau(args, tmp, failures)
+    for f in failures:
+        print("FAILED:", f)
+    print(f"seqi-check tests: {len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
