@@ -1,4 +1,5 @@
 #include "seqi/io/model_file.hpp"
+#include "seqi/io/output_target.hpp"
 
 #include <filesystem>
 #include <system_error>
@@ -21,9 +22,9 @@ bool is_safetensors_path(const std::string& path) { return path.ends_with(".safe
 
 void check_model_save_path(const std::string& path) {
   if (path.ends_with(".json") || is_safetensors_path(path) || is_onnx_path(path)) return;
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) return;  // JSON
+  // A stream (a device, a FIFO, this process's descriptor, through any links) gets JSON; a path
+  // that cannot be written is refused here, by its own rule.
+  if (resolve_output_target(path, "model").how != OutputTarget::replace) return;
   throw InputError("--save-model " + path + ": unknown model file extension; the accepted ones are .json (exact), "
                    ".safetensors (float64, PyTorch layout) and .onnx (ONNX graph)");
 }
