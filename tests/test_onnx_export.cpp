@@ -86,7 +86,16 @@ BOOST_AUTO_TEST_CASE(model_proto_holds_the_onnx_field_numbers) {
   const auto meta32 = onnx_metadata(model, info);
   const std::map<std::string, std::string> m32(meta32.begin(), meta32.end());
   BOOST_TEST(m32.at("graph_dtype") == "float32");
-  BOOST_TEST(m32.at("float64_statement").find("this float32 graph is outside it") != std::string::npos);
+  BOOST_TEST(m32.at("float64_statement").find("these float32 tensors are outside it") != std::string::npos);
+  // float32: shown with its delta, and about the float32 graph only.
+  BOOST_TEST(m.at("float32_statement") == "not computed; it speaks of float32 weights rounded once from the exact "
+                                           "model: these float64 tensors are outside it");
+  info.float32_delta = 0.5;
+  const auto shown32 = onnx_metadata(model, info);
+  const std::map<std::string, std::string> s32(shown32.begin(), shown32.end());
+  BOOST_TEST(s32.at("float32_delta") == "0.5");
+  BOOST_TEST(s32.at("float32_statement").rfind("shown (lem:float-run): a float32 run", 0) == 0);
+  BOOST_TEST(s32.at("float32_statement").find("outside") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_model_extension_is_refused_before_any_work) {

@@ -111,6 +111,12 @@ ModelExportInfo export_info(RunReport& report, const std::string& dataset_sha256
   info.certified = cert.verified;
   if (report.float_statement && report.float_statement->certified) info.float64_delta = report.float_statement->delta;
   if (report.float_statement && !report.float_statement->certified) info.float64_not_shown = report.float_statement->failure;
+  if (const auto& f = report.float32_statement) {
+    if (f->certified)
+      info.float32_delta = f->delta;
+    else
+      info.float32_not_shown = f->failure;
+  }
   info.onnx_float32 = float32;
   return info;
 }

@@ -9,6 +9,8 @@
 #include "seqi/io/model_json.hpp"
 #include "seqi/io/onnx_proto.hpp"
 #include "seqi/io/sha256.hpp"
+#include "seqi/io/statement_metadata.hpp"
+#include "seqi/numbers/scalar.hpp"
 
 namespace seqi {
 namespace {
@@ -30,16 +32,15 @@ class GraphBuilder {
     return name;
   }
 
-  // Row-major values rounded to nearest in the graph's element type (float32: the nearest float
-  // to the nearest double; no statement covers a float32 run).
+  // Row-major values rounded once to nearest in the graph's element type (as lem:float-run
+  // assumes of each format).
   std::string constant(const std::string& name, const std::vector<Rational>& values, std::vector<std::int64_t> dims) {
     OnnxTensor t{name, element_, std::move(dims), {}};
     for (const Rational& v : values) {
-      const double x = nearest_double(v);
       if (element_ == OnnxElement::float32)
-        append_little_endian(t.raw_data, std::bit_cast<std::uint32_t>(static_cast<float>(x)));
+        append_little_endian(t.raw_data, std::bit_cast<std::uint32_t>(scalar_from_rational<float>(v)));
       else
-        append_little_endian(t.raw_data, std::bit_cast<std::uint64_t>(x));
+        append_little_endian(t.raw_data, std::bit_cast<std::uint64_t>(nearest_double(v)));
     }
     graph_.initializers.push_back(std::move(t));
     return name;
@@ -151,12 +152,6 @@ std::string feed_forward(GraphBuilder& g, const std::string& x, const FeedForwar
   return g.node("Add", {eta_x, out}, p + ".out");
 }
 
-std::string decimal17(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
 }  // namespace
 
 bool is_onnx_path(const std::string& path) { return path.ends_with(".onnx"); }
@@ -174,19 +169,7 @@ std::vector<std::pair<std::string, std::string>> onnx_metadata(const Transformer
   m.emplace_back("graph_dtype", info.onnx_float32 ? "float32" : "float64");
   m.emplace_back("model_sha256", sha256_hex(model_json_text(model)));
   m.emplace_back("dataset_sha256", info.dataset_sha256);
-  m.emplace_back("exact_certificate",
-                 info.certified ? "holds: the exact model maps every input X_j onto its target Y_j (as sets)"
-                                : "does not hold: the exact model was not verified on the dataset");
-  std::string statement = "not computed";
-  if (info.float64_delta)
-    statement = "shown (lem:float-run): a float64 run (weights and inputs rounded to nearest, IEEE binary64 "
-                "operations rounded to nearest in any summation order, exp within 2 ulp) makes the exact run's "
-                "decisions and every output coordinate lies within float64_delta of the exact output";
-  else if (!info.float64_not_shown.empty())
-    statement = "not shown (lem:float-run): " + info.float64_not_shown;
-  if (info.onnx_float32) statement += "; it speaks of the float64 graph: this float32 graph is outside it";
-  m.emplace_back("float64_statement", statement);
-  if (info.float64_delta) m.emplace_back("float64_delta", decimal17(*info.float64_delta));
+  for (auto& kv : statement_metadata(info, info.onnx_float32 ? "float32" : "float64")) m.push_back(std::move(kv));
   m.emplace_back("seqi_version", SEQI_VERSION);
   m.emplace_back("d", std::to_string(model.dimension));
   m.emplace_back("depth", std::to_string(model.blocks.size()));

@@ -1,4 +1,5 @@
 #include "seqi/io/model_safetensors.hpp"
+#include "seqi/io/statement_metadata.hpp"
 
 #include <algorithm>
 #include <array>
@@ -199,6 +200,7 @@ std::string model_to_safetensors(const Transformer<Rational>& model, const Model
   m["depth"] = std::to_string(layout.size());
   m["h"] = std::to_string(layout.empty() ? 1 : layout.front().Wq.rows());
   m["width"] = std::to_string(layout.empty() ? 4 : layout.front().U.rows());
+  for (const auto& [k, v] : statement_metadata(info, "float64")) m[k] = v;
   m["seqi_model_json"] = model_to_json(model).dump();
   return encode_safetensors(file);
 }

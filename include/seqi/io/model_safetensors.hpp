@@ -45,10 +45,12 @@ Transformer<Rational> model_from_authors_layout(const std::vector<AuthorsBlock>&
 struct ModelExportInfo {
   std::optional<Rational> tau;  // softmax temperature; nullopt: hardmax
   std::string dataset_sha256;   // of the dataset file the model was built for
-  // The statements of the run that built the model (recorded in ONNX metadata):
+  // The statements of the run that built the model (recorded in ONNX and safetensors metadata):
   bool certified = false;               // the exact certificate holds: T(X_j) = Y_j for every pair
   std::optional<double> float64_delta{};  // the float64 statement (lem:float-run) is shown with this delta
   std::string float64_not_shown{};        // else why not ("" when it was not computed)
+  std::optional<double> float32_delta{};  // the float32 statement: weights rounded once to nearest binary32
+  std::string float32_not_shown{};
   bool onnx_float32 = false;            // .onnx: float32 tensors and input instead of float64
 };
 
