@@ -12,6 +12,39 @@
 
 namespace seqi {
 
+namespace {
+
+// The first option given that does not apply to this run (they are refused, never ignored), or
+// nullptr.
+const char* inapplicable_option(const CLI::App& app, const VerifyOptions& opt) {
+  const bool model = !opt.model_path.empty();
+  const std::pair<bool, const char*> refused[] = {
+      {opt.tau && !opt.softmax, "--tau needs --softmax"},
+      {app.count("--precision") != 0 && !opt.softmax, "--precision needs --softmax (hardmax runs are exact)"},
+      {opt.pdf && opt.report_path.empty(), "--pdf needs --report FILE.tex"},
+      {model && !opt.save_model_path.empty(),
+       "--save-model saves a transformer this run builds; with --model nothing is built"},
+      {app.count("--onnx-dtype") != 0 && !opt.save_model_path.ends_with(".onnx"),
+       "--onnx-dtype applies to --save-model M.onnx"},
+      {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
+      {model && !opt.certificate_path.empty(),
+       "--certificate states the claims of a transformer this run builds; with --model nothing is built"},
+      {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
+      {model && opt.softmax && !opt.tau && !opt.model_path.ends_with(".safetensors"),
+       "--softmax --model needs --tau: a user's model has no certified tau* (a .safetensors export records its tau)"},
+      {!model && app.count("--tolerance") != 0,
+       "--tolerance applies to a model given with --model; a built transformer is certified exactly"},
+      {(!model || !opt.softmax) && app.count("--refinements") != 0, "--refinements applies to --model --softmax"},
+      {(!model || !opt.softmax) && app.count("--branch-limit") != 0, "--branch-limit applies to --model --softmax"},
+      {(!model || !opt.softmax) && app.count("--bisections") != 0, "--bisections applies to --model --softmax"},
+  };
+  for (const auto& [bad, message] : refused)
+    if (bad) return message;
+  return nullptr;
+}
+
+}  // namespace
+
 int verify_main(int argc, char** argv, const Cooperation* coop) {
   exit_on_gmp_out_of_memory("verify", kOutOfMemory);
   if (argc >= 2 && std::string(argv[1]) == "import") return run_import(argc - 1, argv + 1);
@@ -84,33 +117,10 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
     return kBadInput;
   }
   opt.seed = *seed;
-  // Options that do not apply are refused, never ignored.
-  const bool model = !opt.model_path.empty();
-  const std::pair<bool, const char*> refused[] = {
-      {opt.tau && !opt.softmax, "--tau needs --softmax"},
-      {app.count("--precision") != 0 && !opt.softmax, "--precision needs --softmax (hardmax runs are exact)"},
-      {opt.pdf && opt.report_path.empty(), "--pdf needs --report FILE.tex"},
-      {model && !opt.save_model_path.empty(),
-       "--save-model saves a transformer this run builds; with --model nothing is built"},
-      {app.count("--onnx-dtype") != 0 && !opt.save_model_path.ends_with(".onnx"),
-       "--onnx-dtype applies to --save-model M.onnx"},
-      {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
-      {model && !opt.certificate_path.empty(),
-       "--certificate states the claims of a transformer this run builds; with --model nothing is built"},
-      {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
-      {model && opt.softmax && !opt.tau && !opt.model_path.ends_with(".safetensors"),
-       "--softmax --model needs --tau: a user's model has no certified tau* (a .safetensors export records its tau)"},
-      {!model && app.count("--tolerance") != 0,
-       "--tolerance applies to a model given with --model; a built transformer is certified exactly"},
-      {(!model || !opt.softmax) && app.count("--refinements") != 0, "--refinements applies to --model --softmax"},
-      {(!model || !opt.softmax) && app.count("--branch-limit") != 0, "--branch-limit applies to --model --softmax"},
-      {(!model || !opt.softmax) && app.count("--bisections") != 0, "--bisections applies to --model --softmax"},
-  };
-  for (const auto& [bad, message] : refused)
-    if (bad) {
-      std::cerr << "verify: " << message << "\n";
-      return kBadInput;
-    }
+  if (const char* message = inapplicable_option(app, opt)) {
+    std::cerr << "verify: " << message << "\n";
+    return kBadInput;
+  }
   opt.progress_terminal = isatty(STDERR_FILENO) == 1;
   opt.progress = progress || opt.progress_terminal;
   return run_verify(opt, std::cout, std::cerr, coop);

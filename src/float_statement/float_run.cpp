@@ -255,7 +255,7 @@ std::vector<FloatRunFacts> bound_float_runs(const Transformer<Rational>& model, 
   if (kind == Setting::hardmax) {
     ExactForward pass(std::move(inputs), threads);
     ExactReference ref(pass);
-    FloatRunBound bound(model, ref, std::move(begin), kind, std::nullopt, threads, formats);
+    FloatRunBound bound(model, ref, begin, kind, std::nullopt, threads, formats);
     for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
       (void)bound.block(
           b,
@@ -273,7 +273,7 @@ std::vector<FloatRunFacts> bound_float_runs(const Transformer<Rational>& model, 
     return bound.finish();
   }
   SoftmaxRun exact(std::move(inputs), tau, precision, threads);
-  FloatRunBound bound(model, exact.view(), std::move(begin), kind, tau, threads, formats);
+  FloatRunBound bound(model, exact.view(), begin, kind, tau, threads, formats);
   for (std::size_t b = 0; b < model.blocks.size() && !bound.stopped(); ++b)
     (void)bound.block(
         b, [&](const std::vector<std::size_t>&) { return exact.attention(model.blocks[b].sa); },
