@@ -119,7 +119,7 @@ BOOST_AUTO_TEST_CASE(metadata_that_contradicts_the_tensors_is_refused_naming_the
       {"score_convention", "score = <x_i, A x_l>"}};
   for (const auto& [field, value] : cases) {
     BOOST_TEST_CONTEXT(field << " = " << value) {
-      const std::string message = read_error(with_metadata([&](auto& m) { m[field] = value; }));
+      const std::string message = read_error(with_metadata([&, f = field, v = value](auto& m) { m[f] = v; }));
       BOOST_TEST(message.find("metadata \"" + field + "\"") != std::string::npos, message);
       BOOST_TEST(message.rfind("m.safetensors: ", 0) == 0, message);
     }
