@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(exact_forward_matches_dense_on_built_constructions) {
     spec.share_probability = k % 2 ? 0.4 : 0.0;
     const auto data = random_dataset(spec, seed + k);
     BOOST_TEST_CONTEXT("dataset " << data.name) {
-      const auto built = build_interpolating_transformer(data, seed + k);
+      const auto built = build_interpolating_transformer(data, seed + k, 1, {false});
       ExactForward pass(inputs_of(data));
       for (const auto& b : built.model.blocks) pass.apply_block(b);
       const auto& st = pass.state();
@@ -305,7 +305,7 @@ BOOST_AUTO_TEST_CASE(lemma_p_fast_and_brute_before_collapse) {
     spec.share_probability = k % 2 ? 0.3 : 0.0;
     const auto data = random_dataset(spec, seed + 100 + k);
     BOOST_TEST_CONTEXT("dataset " << data.name) {
-      const auto built = build_interpolating_transformer(data, seed + 100 + k);
+      const auto built = build_interpolating_transformer(data, seed + 100 + k, 1, {false});
       const auto& rec = built.record;
       BOOST_TEST_REQUIRE(rec.collapse_block < built.model.blocks.size());
       ExactForward pass(inputs_of(data));

@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(classification_uses_one_interpolation_block_per_class) {
   for (std::uint64_t k = 0; k < 3; ++k) {
     const auto data = pooled_dataset(seed + k, 40, 3, 4, 1, 4 + k);
     BOOST_TEST_CONTEXT(data.name) {
-      const auto built = build_interpolating_transformer(data, seed + k);
+      const auto built = build_interpolating_transformer(data, seed + k, 1, {false});
       const std::size_t D = distinct_targets(data), K = built.record.separation.lifts;
       BOOST_TEST((D >= 2 && D <= 4 + k));  // the pool, as far as drawn
       BOOST_TEST(interpolation_blocks(built.model) == D);
@@ -149,7 +149,7 @@ BOOST_AUTO_TEST_CASE(general_lengths_with_shared_targets_use_one_block_per_targe
   for (std::uint64_t k = 0; k < 3; ++k) {
     const auto data = pooled_dataset(seed + 10 + k, 12, 2 + static_cast<int>(k), 5, 3, 5);
     BOOST_TEST_CONTEXT(data.name) {
-      const auto built = build_interpolating_transformer(data, seed + k);
+      const auto built = build_interpolating_transformer(data, seed + k, 1, {false});
       const std::size_t D = distinct_targets(data), K = built.record.separation.lifts;
       BOOST_TEST(data.sum_m() > data.pairs.size());  // some circle leaders
       BOOST_TEST(interpolation_blocks(built.model) == D);
@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(block_bound_holds_over_a_seeded_sweep) {
       data = random_dataset(spec, seed + k);
     }
     BOOST_TEST_CONTEXT(data.name << " (sweep " << k << ")") {
-      const auto built = build_interpolating_transformer(data, seed + k);
+      const auto built = build_interpolating_transformer(data, seed + k, 1, {false});
       const std::size_t D = distinct_targets(data), K = built.record.separation.lifts;
       BOOST_TEST(built.model.blocks.size() <= K + data.sum_m() + D + 2);
       BOOST_TEST(interpolation_blocks(built.model) <= D + 2);
@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(block_bound_holds_over_a_seeded_sweep) {
 
 BOOST_AUTO_TEST_CASE(run_checks_fail_on_a_tampered_record) {
   const auto data = pooled_dataset(base_seed() + 7, 10, 2, 4, 2, 3);
-  const auto built = build_interpolating_transformer(data, 7);
+  const auto built = build_interpolating_transformer(data, 7, 1, {false});
   BOOST_TEST_REQUIRE(built.record.interpolation.runs.size() >= 2);
   const std::string runs_check = "runs: one target each";
   BOOST_TEST(check_passed(certify_construction_hardmax(data, built, false).certificate, runs_check));

@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(the_exact_pass_is_the_same_on_1_2_and_3_threads_after_every
   for (std::uint64_t k = 0; k < 3; ++k) {
     Dataset data = small_random_data(seed + k, 30);
     BOOST_TEST_CONTEXT("seed " << seed + k) {
-      const Construction built = build_interpolating_transformer(data, seed + k);
+      const Construction built = build_interpolating_transformer(data, seed + k, 1, {false});
       std::vector<ExactForward> passes;
       for (unsigned threads : {1u, 2u, 3u}) passes.emplace_back(inputs_of(data), threads);
       for (std::size_t b = 0; b < built.model.blocks.size(); ++b) {
@@ -161,7 +161,7 @@ BOOST_AUTO_TEST_CASE(a_declined_image_reports_the_same_token_and_count_for_any_t
 BOOST_AUTO_TEST_CASE(weight_conditioning_does_not_depend_on_the_thread_count) {
   const std::uint64_t seed = testing::base_seed("forward_threads");
   Dataset data = small_random_data(seed + 7, 20);
-  const Construction built = build_interpolating_transformer(data, seed + 7);
+  const Construction built = build_interpolating_transformer(data, seed + 7, 1, {false});
   const auto one = weight_conditioning(built.model, built.record.collapse_block, 1);
   for (unsigned threads : {2u, 3u}) {
     const auto many = weight_conditioning(built.model, built.record.collapse_block, threads);

@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(built_gap_places_are_outside_every_later_window) {
   for (int trial = 0; trial < 6; ++trial) {
     const auto data = classify_dataset(g, 12 + 5 * static_cast<std::size_t>(trial), 3 + static_cast<std::size_t>(trial % 3),
                                        2 + trial % 4, 3);
-    const auto built = build_interpolating_transformer(data, 7 + static_cast<std::uint64_t>(trial));
+    const auto built = build_interpolating_transformer(data, 7 + static_cast<std::uint64_t>(trial), 1, {false});
     const auto& rec = built.record.placement;
     BOOST_TEST_REQUIRE(rec.axis_places());
     if (!rec.split) continue;  // the places-left draw was better conditioned (test_places_left)
@@ -316,7 +316,7 @@ BOOST_AUTO_TEST_CASE(tokens_differing_only_in_the_first_coordinate_are_still_sep
       data.pairs.push_back(std::move(pair));
     }
     BOOST_TEST_CONTEXT("d = " << d) {
-      const auto built = build_interpolating_transformer(data, 5);
+      const auto built = build_interpolating_transformer(data, 5, 1, {false});
       BOOST_TEST(built.record.placement.axis_places());
       BOOST_TEST(built.record.placement.split.has_value());  // the gap draw is valid here, and wins
       BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified);

@@ -47,7 +47,7 @@ Dataset one_arc_dataset(std::mt19937_64& g, std::size_t N, std::size_t m, int d)
 // Every placement hat after the shrink layer is negative on every place (pre-activations from
 // the layer's own U and b), the certificate's check passes and fails once a place is moved.
 void check_every_later_hat_inactive_on_every_place(const Dataset& data, std::uint64_t seed) {
-  const auto built = build_interpolating_transformer(data, seed);
+  const auto built = build_interpolating_transformer(data, seed, 1, {false});
   BOOST_TEST_REQUIRE(built.record.placement.places_left());
   BOOST_TEST(every_later_hat_negative_on_every_place(built) == data.sum_m());
   Certificate cert;
@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(classification_places_read_outside_every_later_window) {
     const auto data = classify_dataset(g, 10 + 7 * static_cast<std::size_t>(trial), 3 + static_cast<std::size_t>(trial),
                                        2 + trial, 3);
     BOOST_TEST_CONTEXT("classify, trial " << trial) {
-      BOOST_TEST_REQUIRE(!build_interpolating_transformer(data, 5).record.placement.collapse.has_value());
+      BOOST_TEST_REQUIRE(!build_interpolating_transformer(data, 5, 1, {false}).record.placement.collapse.has_value());
       check_every_later_hat_inactive_on_every_place(data, 5 + static_cast<std::uint64_t>(trial));
     }
   }
@@ -173,7 +173,7 @@ BOOST_AUTO_TEST_CASE(per_sequence_circles_get_no_places_left_check) {
   Point y = Point::Zero(3);
   y[2] = 5;
   data.pairs[0].output.push_back(y);  // m_1 = 2, distinct targets, sum(m) - D = 0: case (2)
-  const auto built = build_interpolating_transformer(data, 3);
+  const auto built = build_interpolating_transformer(data, 3, 1, {false});
   BOOST_TEST_REQUIRE(!built.record.placement.collapse.has_value());
   BOOST_TEST(!built.record.placement.places_left());
   Certificate cert;

@@ -99,9 +99,14 @@ void expect_hardmax_certificate(const Dataset& data, const Construction& built, 
   BOOST_TEST(c.blocks_bound_hardmax == 2 * sm + 2 * N + 1);
   BOOST_TEST(c.blocks <= 2 * sm + 2 * N + 1);
   // lem:fewer-blocks-count: K + sum(m) + D, or at most 2 more where grouping saves at most 2.
-  BOOST_TEST(c.blocks_bound_grouped == built.record.separation.lifts + sm + distinct_targets(data) + 2);
+  if (const auto& rec = built.record.interpolation; built.record.mean_collapse) {  // lem:mean-collapse
+    BOOST_TEST(c.blocks_bound_grouped == N + (rec.has_offset() ? 1 : 0));
+    BOOST_TEST(c.blocks == rec.runs.size() + (rec.has_offset() ? 1 : 0));
+  } else {
+    BOOST_TEST(c.blocks_bound_grouped == built.record.separation.lifts + sm + distinct_targets(data) + 2);
+    if (const auto runs = promised_runs(data)) BOOST_TEST(c.blocks == built.record.separation.lifts + sm + *runs);
+  }
   BOOST_TEST(c.blocks <= c.blocks_bound_grouped);
-  if (const auto runs = promised_runs(data)) BOOST_TEST(c.blocks == built.record.separation.lifts + sm + *runs);
   BOOST_TEST(c.width <= 4u);
   BOOST_TEST(built.model.max_width() <= 4u);
   std::size_t by_phase = 0;

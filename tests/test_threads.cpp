@@ -125,12 +125,12 @@ BOOST_AUTO_TEST_CASE(constructions_are_identical_on_1_2_and_5_threads) {
     spec.max_denominator = 6;
     spec.share_probability = k % 2 ? 0.3 : 0.0;
     const Dataset data = random_dataset(spec, seed + k);
-    const Construction one = build_interpolating_transformer(data, seed + k, 1);
+    const Construction one = build_interpolating_transformer(data, seed + k, 1, {false});
     const std::string model = model_to_json(one.model).dump();
     BOOST_TEST(one.model.blocks.size() > data.pairs.size());
     const TokenState in1 = inputs_of(data, 1);
     for (unsigned threads : {2u, 5u}) {
-      const Construction other = build_interpolating_transformer(data, seed + k, threads);
+      const Construction other = build_interpolating_transformer(data, seed + k, threads, {false});
       BOOST_TEST(model_to_json(other.model).dump() == model, "dataset " << k << ", " << threads << " threads");
       BOOST_TEST(other.record.placement.leaders == one.record.placement.leaders);
       BOOST_TEST(equal_points(other.record.placement.reading, one.record.placement.reading));

@@ -1,5 +1,6 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
+#include "seqi/certification/mean_collapse_checks.hpp"
 #include "seqi/replay/float_replays.hpp"
 #include "seqi/float_statement/float_reference.hpp"
 #include "seqi/certification/statement_check.hpp"
@@ -46,6 +47,7 @@ std::vector<FloatRunFacts> certify_exact_pass(RunReport& report, const Dataset& 
 
 RunReport certify_construction_hardmax(const Dataset& data, const Construction& built, bool brute,
                                        const Execution& exec) {
+  if (built.record.mean_collapse) return certify_mean_collapse(data, built, nullptr, exec);
   // The replays' first stage starts at once, on the core the checks below leave idle.
   BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
   RunReport report;

@@ -9,6 +9,7 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/collapse_enclosures.hpp"
 #include "seqi/certification/construction_checks.hpp"
+#include "seqi/certification/mean_collapse_checks.hpp"
 #include "seqi/replay/float_replays.hpp"
 #include "seqi/float_statement/float_reference.hpp"
 #include "seqi/certification/statement_check.hpp"
@@ -242,6 +243,7 @@ void certify_softmax_exactly(RunReport& report, const Dataset& data, const Const
 
 RunReport certify_construction_softmax(const Dataset& data, const Construction& built, const SoftmaxOptions& opt,
                                        const Execution& exec) {
+  if (built.record.mean_collapse) return certify_mean_collapse(data, built, &opt, exec);
   std::vector<FloatRunFacts> float_run;  // one per statement format, once tau is fixed
   BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
   RunReport report;

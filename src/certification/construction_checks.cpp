@@ -103,7 +103,7 @@ std::string run_failure(const InterpolationRecord& rec, const std::vector<Point>
       if (!equal_points(targets[run[i]], targets[run[0]])) return name + " mixes two targets";
       if (!(rec.z[run[i - 1]] < rec.z[run[i]])) return name + " does not list its z increasing";
     }
-    const Rational lo = rec.z[run.front()] - 3 * rec.df, hi = rec.z[run.back()] + 3 * rec.df;
+    const Rational lo = rec.z[run.front()] - 3 * rec.df_of(u), hi = rec.z[run.back()] + 3 * rec.df_of(u);
     const auto inside = std::upper_bound(sorted_z.begin(), sorted_z.end(), hi) -
                         std::lower_bound(sorted_z.begin(), sorted_z.end(), lo);
     if (static_cast<std::size_t>(inside) != run.size())
@@ -124,8 +124,9 @@ void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const
   cert.add({"collapse values z_jl pairwise distinct with 4 df < g", "lem:collapse", separated, true,
             "g = " + approx_decimal(gap) + ", df = " + approx_decimal(rec.df)});
 
-  std::vector<Point> targets;
-  for (const auto& pair : data.pairs) targets.insert(targets.end(), pair.output.begin(), pair.output.end());
+  std::vector<Point> targets;  // the values the flat hats write
+  for (const auto& pair : data.pairs)
+    for (const Point y : pair.output) targets.push_back(rec.written_value(y));
   std::string bad = targets.size() == rec.z.size() ? partition_failure(rec.runs, rec.z.size())
                                                    : "the record has " + std::to_string(rec.z.size()) +
                                                          " collapse values for " + std::to_string(targets.size()) +
@@ -151,8 +152,8 @@ void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const
   for (std::size_t u = 0; u < rec.runs.size() && conflict.empty(); ++u) {
     if (position[u] == rec.order.size()) conflict = "run " + std::to_string(u + 1) + " has no block";
     const Rational t = dot(rec.reading, targets[rec.runs[u].front()]);
-    auto it = std::partition_point(by_z.begin(), by_z.end(), [&](std::size_t w) { return rec.z[rec.runs[w].back()] + 2 * rec.df <= t; });
-    for (; it != by_z.end() && rec.z[rec.runs[*it].front()] - 2 * rec.df < t && conflict.empty(); ++it)
+    auto it = std::partition_point(by_z.begin(), by_z.end(), [&](std::size_t w) { return rec.z[rec.runs[w].back()] + 2 * rec.df_of(w) <= t; });
+    for (; it != by_z.end() && rec.z[rec.runs[*it].front()] - 2 * rec.df_of(*it) < t && conflict.empty(); ++it)
       if (*it != u && position[*it] > position[u])
         conflict = "target of run " + std::to_string(u + 1) + " reads inside the window of the later run " +
                    std::to_string(*it + 1);
@@ -163,19 +164,28 @@ void add_collapse_and_order_checks(Certificate& cert, const Dataset& data, const
 
 void add_block_count_checks(Certificate& cert, const Dataset& data, const Construction& built) {
   Counts& c = cert.counts;
-  const std::size_t K = built.record.separation.lifts, runs = built.record.interpolation.runs.size();
+  const std::size_t K = built.record.separation.lifts,
+                    runs = built.record.interpolation.runs.size() + (built.record.interpolation.has_offset() ? 1 : 0);
+  // The mean collapse has no phases S and P: no lift and no placed leader (lem:mean-collapse).
+  const std::size_t placed = built.record.mean_collapse ? 0 : c.sum_m;
   c.distinct_targets = distinct_target_count(data);
-  c.blocks_bound_grouped = K + c.sum_m + c.distinct_targets + 2;
+  c.mean_collapse = built.record.mean_collapse;
+  // Mean collapse: one run per sequence at most.
+  const std::size_t offset = built.record.interpolation.has_offset() ? 1 : 0;
+  c.blocks_bound_grouped = built.record.mean_collapse ? c.N + offset : K + placed + c.distinct_targets + 2;
   const auto in_phase = [&](const char* phase) {
     const auto it = c.blocks_by_phase.find(phase);
     return it == c.blocks_by_phase.end() ? std::size_t(0) : it->second;
   };
-  const bool shape = c.blocks == K + c.sum_m + runs && in_phase("interpolation") == runs;
-  cert.add({"blocks = K + sum(m) + runs, one interpolation block per run", "lem:fewer-blocks-count", shape, true,
-            std::to_string(c.blocks) + " = " + std::to_string(K) + " + " + std::to_string(c.sum_m) + " + " +
+  const bool shape = c.blocks == K + placed + runs && in_phase("interpolation") == runs;
+  const char* what = built.record.mean_collapse ? "blocks = runs + [offset] (mean collapse), one interpolation block per run"
+                                                : "blocks = K + sum(m) + runs, one interpolation block per run";
+  cert.add({what, "lem:fewer-blocks-count", shape, true,
+            std::to_string(c.blocks) + " = " + std::to_string(K) + " + " + std::to_string(placed) + " + " +
                 std::to_string(runs) + (shape ? "" : " fails (interpolation blocks: " +
                                                          std::to_string(in_phase("interpolation")) + ")")});
-  cert.add({"blocks <= K + sum(m) + (distinct targets) + 2", "lem:fewer-blocks-count",
+  cert.add({built.record.mean_collapse ? "blocks <= N + [offset] (at most one run per sequence)" : "blocks <= K + sum(m) + (distinct targets) + 2",
+            "lem:fewer-blocks-count",
             c.blocks <= c.blocks_bound_grouped, true,
             count_detail(c.blocks, "<=", c.blocks_bound_grouped) + " (" + std::to_string(c.distinct_targets) +
                 " distinct targets)"});

@@ -42,6 +42,10 @@ std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool
   return (6 * d + 7) * (sum_m + lifts) + (8 * d + 8) * runs + 4 * d + 1 + (shift_used ? 2 * d : 0);
 }
 
+std::size_t predicted_mean_collapse_params(std::size_t d, std::size_t runs, bool offset) {
+  return (8 * d + 8) * runs + 2 * d + (offset ? 2 * d + 5 : 0);
+}
+
 std::size_t distinct_target_count(const Dataset& data) {
   std::vector<Point> targets;
   for (const auto& pair : data.pairs) targets.insert(targets.end(), pair.output.begin(), pair.output.end());

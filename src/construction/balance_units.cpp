@@ -6,10 +6,13 @@ namespace seqi {
 
 void balance_unit(FeedForward<Rational>& ff, Eigen::Index k, const Rational& in, const Rational& out) {
   if (in == 0 || out == 0) return;
-  const long e = floor_log2(out / in) / 4;  // s = 2^e, s^4 ~ out / in (lem:relu-rescaling)
-  if (e == 0) return;
-  const Rational s = pow2(e);
-  if (s * s * in + out / (s * s) >= in + out) return;  // never larger
+  // s = 2^e with e the better of floor(l / 4) and floor(l / 4) + 1, l = floor(log2(out / in)):
+  // s^4 within a factor 4 of out / in (lem:relu-rescaling).
+  const long l = floor_log2(out / in);
+  const long below = l >= 0 ? l / 4 : -((3 - l) / 4);
+  const auto cost = [&](long e) { return pow2(2 * e) * in + pow2(-2 * e) * out; };
+  const long e = cost(below + 1) < cost(below) ? below + 1 : below;
+  if (e == 0 || cost(e) >= in + out) return;  // never larger
   for (Eigen::Index c = 0; c < ff.U.cols(); ++c) scale_by_pow2(ff.U(k, c), e);
   scale_by_pow2(ff.b[k], e);
   for (Eigen::Index c = 0; c < ff.W.rows(); ++c) scale_by_pow2(ff.W(c, k), -e);

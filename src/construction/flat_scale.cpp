@@ -90,7 +90,6 @@ class FlatScaleSearch {
     default_k_ = ty > 0 && zmax > 0 ? floor_log2(zmax / ty) : 0;
     log2_zmax_ = log2_abs(zmax);
     log2_r_hat_ = log2_norm(r_hat);
-    log2_df_ = log2_abs(task.df);
   }
 
   long default_k() const { return default_k_; }
@@ -159,12 +158,13 @@ class FlatScaleSearch {
       writing = std::max(writing, kLog2Unit + size - yardstick_[u]);
       // A token reading t on the active side of the window (right; left for a mirrored hat)
       // gets u |c| (|t| + |b|), b its breakpoints.
-      const Rational left_end = task_.z[run.front()] - 2 * task_.df, right_end = task_.z[run.back()] + 2 * task_.df;
+      const Rational& df = task_.df_of(u);
+      const Rational left_end = task_.z[run.front()] - 2 * df, right_end = task_.z[run.back()] + 2 * df;
       const bool left = !mirrored.empty() && mirrored[u];
       const std::size_t begin = left ? 0 : first_above(right_end), end = left ? first_at_least(left_end) : keys.size();
       const double lever = log2_sum(reading.max_over(begin, end),
                                     std::max(log2_abs(left_end), log2_abs(right_end)) + scale.max_over(begin, end));
-      crossing = std::max(crossing, kLog2Unit + size - log2_df_ + lever);
+      crossing = std::max(crossing, kLog2Unit + size - log2_abs(df) + lever);
       for (std::size_t c : run) clear(slot[c]);
       place(slot[K + u], t[u], yardstick_[u]);
     }
@@ -176,17 +176,17 @@ class FlatScaleSearch {
   std::vector<Rational> t_hat_;  // r_hat . y per run
   std::vector<double> log2_y_, yardstick_;
   long default_k_ = 0;
-  double log2_zmax_ = kNone, log2_r_hat_ = 0, log2_df_ = 0;
+  double log2_zmax_ = kNone, log2_r_hat_ = 0;
 };
 
 }  // namespace
 
 FlatHatTask flat_hat_task(const Dataset& data, const InterpolationRecord& rec) {
-  FlatHatTask task{rec.z, {}, rec.runs, rec.df, {}};
+  FlatHatTask task{rec.z, {}, rec.runs, rec.df, rec.run_df, {}};
   for (const auto& pair : data.pairs) {
     Rational largest = 1;  // the replays measure sequence j relative to max(1, max |y|)
     for (const auto& y : pair.output) {
-      task.targets.push_back(y);
+      task.targets.push_back(rec.written_value(y));
       largest = std::max(largest, norm_sq(y));
     }
     task.log2_yardstick.insert(task.log2_yardstick.end(), pair.output.size(), floor_log2(largest) / 2);
@@ -198,12 +198,17 @@ std::optional<std::vector<std::size_t>> flat_run_order(const FlatHatTask& task, 
                                                        const std::vector<bool>& mirrored) {
   const std::size_t runs = task.runs.size();
   std::vector<std::optional<std::size_t>> prerequisite(runs);
+  // Runs are numbered by increasing z and their windows are disjoint, so the windows ending
+  // right of t form a suffix.
   for (std::size_t u = 0; u < runs; ++u) {
-    auto it = std::partition_point(task.runs.begin(), task.runs.end(), [&](const std::vector<std::size_t>& run) {
-      return task.z[run.back()] + 2 * task.df <= t[u];
-    });
-    const auto w = static_cast<std::size_t>(it - task.runs.begin());
-    if (w < runs && w != u && task.z[task.runs[w].front()] - 2 * task.df < t[u]) prerequisite[u] = w;
+    std::size_t lo = 0, hi = runs;  // first run w whose window ends right of t[u]
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (task.z[task.runs[mid].back()] + 2 * task.df_of(mid) <= t[u]) lo = mid + 1;
+      else hi = mid;
+    }
+    const std::size_t w = lo;
+    if (w < runs && w != u && task.z[task.runs[w].front()] - 2 * task.df_of(w) < t[u]) prerequisite[u] = w;
   }
   // Runs are numbered by increasing z: hats acting rightward from the last, then mirrored
   // ones from the first, keep every waiting token on the inactive side of every earlier hat
@@ -242,7 +247,7 @@ std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point&
   // [k0 - radius, k0 + radius], refined around its best point (both terms share
   // max |z| / |r|, which falls with k, while |c| |t| grows with |t|).
   std::vector<bool> below_zero(task.runs.size());
-  for (std::size_t u = 0; u < task.runs.size(); ++u) below_zero[u] = task.z[task.runs[u].back()] + 2 * task.df <= 0;
+  for (std::size_t u = 0; u < task.runs.size(); ++u) below_zero[u] = task.z[task.runs[u].back()] + 2 * task.df_of(u) <= 0;
   const long radius = search.search_radius();
   auto lowest = fallback;
   auto try_k = [&](long k, const std::vector<bool>& mirrored) {

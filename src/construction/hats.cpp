@@ -48,6 +48,16 @@ FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, cons
   return ff;
 }
 
+FeedForward<Rational> constant_layer(const Point& c) {
+  FeedForward<Rational> ff;
+  ff.eta = 1;
+  ff.U = Mat<Rational>::Zero(1, c.size());
+  ff.b = Vec<Rational>::Constant(1, Rational(1));
+  ff.W = c;
+  balance_unit(ff, 0, 1, norm_sq(c));
+  return ff;
+}
+
 FeedForward<Rational> flat_hat_layer(const Point& r, const Point& v, const Rational& z,
                                      const Rational& df, const Point& y) {
   return flat_run_layer(r, v, z, z, df, y);

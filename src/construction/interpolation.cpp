@@ -7,6 +7,7 @@
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
+#include "seqi/construction/flat_norm.hpp"
 #include "seqi/construction/flat_scale.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/numbers/dyadic.hpp"
@@ -15,6 +16,21 @@ namespace seqi {
 namespace {
 
 constexpr int kFlatReadingDraws = 8;  // flat-hat readings compared when the first misses 2^-30
+constexpr int kFlatNormDraws = 4;     // flat-hat readings compared by their norm estimate at least
+constexpr long kFlatNormRadius = 12;  // scales 2^k tried around the float estimate's choice
+
+// A drawn flat-hat reading with its scale and the norm estimate of its hats.
+struct FlatCandidate {
+  Point r_hat;
+  FlatScale scale;
+  double norm = 0;
+  // Within the float estimate's goal the lighter, else the better estimate.
+  bool better_than(const FlatCandidate& o) const {
+    const bool ok = scale.log2_error <= kFlatScaleLog2Goal, o_ok = o.scale.log2_error <= kFlatScaleLog2Goal;
+    if (ok != o_ok) return ok;
+    return ok ? norm < o.norm : scale.log2_error < o.scale.log2_error;
+  }
+};
 
 // Maximal runs of the z-sorted clusters whose targets are equal points (lem:run-interpolation).
 std::vector<std::vector<std::size_t>> maximal_target_runs(const std::vector<std::pair<Rational, std::size_t>>& sorted,
@@ -26,6 +42,23 @@ std::vector<std::vector<std::size_t>> maximal_target_runs(const std::vector<std:
     runs.back().push_back(k);
   }
   return runs;
+}
+
+// Per run: the dyadic floor of 1/8 of the distance from its values to the nearest value of
+// another run (the one neighbour's distance at either end; df for a lone run), at least df.
+std::vector<Rational> run_half_widths(const InterpolationRecord& rec) {
+  const std::size_t runs = rec.runs.size();
+  std::vector<Rational> room(runs);
+  for (std::size_t u = 0; u < runs; ++u) {
+    std::optional<Rational> nearest;
+    if (u > 0) nearest = rec.z[rec.runs[u].front()] - rec.z[rec.runs[u - 1].back()];
+    if (u + 1 < runs) {
+      const Rational right = rec.z[rec.runs[u + 1].front()] - rec.z[rec.runs[u].back()];
+      nearest = nearest ? std::min(*nearest, right) : right;
+    }
+    room[u] = nearest ? std::max(rec.df, dyadic_floor_at_most_one(*nearest / 8)) : rec.df;
+  }
+  return room;
 }
 
 // a = e1 first, then a_2 a random dyadic in [-1, 1]; the largest smallest relative gap
@@ -54,13 +87,8 @@ Point best_conditioned_collapse_direction(const std::vector<Point>& places, int 
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out) {
   auto& rec = out.record.interpolation;
   const int d = data.dimension;
-  std::vector<Point> places, targets;
-  for (std::size_t j = 0; j < data.pairs.size(); ++j)
-    for (std::size_t l = 0; l < data.pairs[j].output.size(); ++l) {
-      places.push_back(out.record.placement.placed[j][l]);
-      targets.push_back(data.pairs[j].output[l]);
-    }
-  const std::size_t K = places.size();
+  std::vector<Point> places;
+  for (const auto& placed : out.record.placement.placed) places.insert(places.end(), placed.begin(), placed.end());
 
   // Collapse direction a in span(e1, e2) (places lie there): fixed by grouped circle places
   // (lem:grouped-places), otherwise the best conditioned of a few.
@@ -80,12 +108,21 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   } else {
     rec.a = best_conditioned_collapse_direction(places, d, rng, out.record.choices);
   }
-  std::vector<std::pair<Rational, std::size_t>> sorted;
   rec.z.clear();
-  for (std::size_t k = 0; k < K; ++k) {
-    rec.z.push_back(dot(rec.a, places[k]));
-    sorted.emplace_back(rec.z.back(), k);
-  }
+  for (const auto& p : places) rec.z.push_back(dot(rec.a, p));
+  build_flat_hats(data, rng, out, Rational(1), false);
+}
+
+void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rational& collapse_alpha,
+                     bool per_run_windows) {
+  auto& rec = out.record.interpolation;
+  const int d = data.dimension;
+  std::vector<Point> targets;  // the values the flat hats write
+  for (const auto& pair : data.pairs)
+    for (const Point y : pair.output) targets.push_back(rec.written_value(y));
+  const std::size_t K = rec.z.size();
+  std::vector<std::pair<Rational, std::size_t>> sorted;
+  for (std::size_t k = 0; k < K; ++k) sorted.emplace_back(rec.z[k], k);
   std::sort(sorted.begin(), sorted.end());
   rec.gap = K > 1 ? sorted[1].first - sorted[0].first : Rational(1);
   for (std::size_t k = 1; k < K; ++k) rec.gap = std::min(rec.gap, sorted[k].first - sorted[k - 1].first);
@@ -93,26 +130,35 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   if (K > 1 && rec.gap == 0) throw ConstructionError("collapse values z_jl are not pairwise distinct");
   rec.runs = maximal_target_runs(sorted, targets);
   const std::size_t runs = rec.runs.size();
+  rec.run_df.clear();
+  if (per_run_windows) rec.run_df = run_half_widths(rec);
 
   // Flat-hat reading r: small dyadic entries scaled by a power of two (lem:flat-scale, steered
   // by rem:flat-range's float64 estimate); v = r / |r|^2.
   const FlatHatTask task = flat_hat_task(data, rec);
-  std::optional<FlatScale> scale;
+  FlatCandidate best;
   int bits = 0;
   choose_generic("flat-hat reading r", Integer(1) << 20, [&](const Integer& range) {
     bits = static_cast<int>(boost::multiprecision::msb(range));
-    rec.reading = dyadic_direction(rng, d, bits);
-    scale = choose_flat_scale(task, rec.reading);
+    best.r_hat = dyadic_direction(rng, d, bits);
+    auto scale = choose_flat_scale(task, best.r_hat);
+    if (scale) best.scale = lightest_nearby_scale(task, best.r_hat, *scale, kFlatNormRadius, best.norm);
     return scale.has_value();
   }, out.record.choices);
-  // A first draw whose estimate misses 2^-30 is compared with a few more (the best estimate
-  // wins); later draws change nothing else, as r is the last seeded choice.
+  // A few more draws (more while the float estimate misses 2^-30): within the estimate's goal the
+  // lightest wins, otherwise the best estimate; later draws change nothing else, as r is the last
+  // seeded choice.
   int draws = 1;
-  for (; draws < kFlatReadingDraws && scale->log2_error > kFlatScaleLog2Goal; ++draws) {
-    Point r_hat = dyadic_direction(rng, d, bits);
-    auto other = choose_flat_scale(task, r_hat);
-    if (other && other->log2_error < scale->log2_error) scale = std::move(other), rec.reading = std::move(r_hat);
+  for (; draws < kFlatReadingDraws && (draws < kFlatNormDraws || best.scale.log2_error > kFlatScaleLog2Goal); ++draws) {
+    FlatCandidate other;
+    other.r_hat = dyadic_direction(rng, d, bits);
+    auto scale = choose_flat_scale(task, other.r_hat);
+    if (!scale) continue;
+    other.scale = lightest_nearby_scale(task, other.r_hat, *scale, kFlatNormRadius, other.norm);
+    if (other.better_than(best)) best = std::move(other);
   }
+  rec.reading = std::move(best.r_hat);
+  std::optional<FlatScale> scale = std::move(best.scale);
   rec.reading *= pow2(scale->k);
   rec.v = rec.reading / norm_sq(rec.reading);
   rec.order = std::move(scale->order);
@@ -132,21 +178,25 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
     // A mirrored hat is the flat hat of (-r, -v, -z): the same window, active on its left.
     const bool left = !rec.mirrored.empty() && rec.mirrored[rec.order[i]];
     Block<Rational> block{SelfAttention<Rational>::identity(),
-                          left ? flat_run_layer(-rec.reading, -rec.v, -rec.z[run.back()], -rec.z[run.front()], rec.df,
-                                                targets[run.front()])
-                               : flat_run_layer(rec.reading, rec.v, rec.z[run.front()], rec.z[run.back()], rec.df,
-                                                targets[run.front()]),
+                          left ? flat_run_layer(-rec.reading, -rec.v, -rec.z[run.back()], -rec.z[run.front()],
+                                                rec.df_of(rec.order[i]), targets[run.front()])
+                               : flat_run_layer(rec.reading, rec.v, rec.z[run.front()], rec.z[run.back()],
+                                                rec.df_of(rec.order[i]), targets[run.front()]),
                           Phase::interpolation};
-    if (i == 0) block.sa = {Rational(0), StructuredMatrix<Rational>::scaled_identity(1),
+    if (i == 0) block.sa = {Rational(0), StructuredMatrix<Rational>::scaled_identity(collapse_alpha),
                             StructuredMatrix<Rational>::rank_one(rec.v, rec.a)};
     out.model.blocks.push_back(std::move(block));
   }
+  if (rec.has_offset())
+    out.model.blocks.push_back({SelfAttention<Rational>::identity(), constant_layer(rec.offset), Phase::interpolation});
 }
 
-Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads) {
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads,
+                                             const ConstructionOptions& options) {
   Construction out;
   out.model.dimension = data.dimension;
   out.record.seed = seed;
+  if (options.mean_collapse && build_mean_collapse(data, out, threads)) return out;
   Rng rng(seed);
   TokenState config = inputs_of(data, threads);
   const Separation sep = build_separation(config, rng, out, threads);

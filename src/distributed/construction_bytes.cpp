@@ -92,7 +92,10 @@ void put_record(ByteWriter& w, const ConstructionRecord& rec) {
   put_all(w, q.runs, [&](const auto& l) { put_all(w, l, [&](std::size_t i) { w.put(std::uint64_t(i)); }); });
   put_all(w, q.order, [&](std::size_t i) { w.put(std::uint64_t(i)); });
   put_all(w, q.mirrored, [&](bool m) { w.put(m); });
+  w.put(q.offset);
+  put_all(w, q.run_df, [&](const Rational& x) { w.put(x); });
   w.put(std::uint64_t(rec.collapse_block));
+  w.put(rec.mean_collapse);
 }
 
 ConstructionRecord get_record(ByteReader& r) {
@@ -124,7 +127,10 @@ ConstructionRecord get_record(ByteReader& r) {
   q.order = get_all<std::size_t>(r, [&] { return r.size(); });
   q.mirrored.resize(r.size());
   for (std::size_t u = 0; u < q.mirrored.size(); ++u) q.mirrored[u] = r.flag();
+  q.offset = r.point();
+  q.run_df = get_all<Rational>(r, rational);
   rec.collapse_block = r.size();
+  rec.mean_collapse = r.flag();
   return rec;
 }
 

@@ -21,6 +21,7 @@ struct Counts {
   // K + sum(m) + D + 2 of lem:fewer-blocks-count.
   std::size_t distinct_targets = 0;
   std::size_t blocks_bound_grouped = 0;
+  bool mean_collapse = false;  // the bound is N instead (lem:mean-collapse: one run per sequence at most)
   std::size_t width = 0;
   std::size_t max_rank_A = 0, max_rank_V = 0;  // rank of the low-rank parts
   std::size_t params = 0;        // stored scalars, structured A and V
@@ -40,6 +41,10 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
 // `runs` interpolation blocks: (6d+7) (sum(m) + K) + (8d+8) runs + 4d + 1 + 2d [shift used].
 std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts,
                                           std::size_t runs);
+// The same for the mean-collapse construction (lem:mean-collapse): one flat-hat block per run,
+// the first one's attention the collapse (0, 0, v a^T), and the offset block (identity attention,
+// one constant unit) when there is one.
+std::size_t predicted_mean_collapse_params(std::size_t d, std::size_t runs, bool offset);
 
 // Number of distinct points among all target tokens.
 std::size_t distinct_target_count(const Dataset& data);

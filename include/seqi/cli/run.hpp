@@ -21,6 +21,7 @@ struct VerifyOptions {
   unsigned precision_bits = 0;     // 0: chosen from the data
   bool json = false;
   bool brute = false;
+  bool leader_construction = false;  // --leader-construction: no mean collapse (lem:mean-collapse)
   std::uint64_t seed = 1;
   std::optional<std::string> tolerance;  // --model: certify Hausdorff distance <= this exact rational
   unsigned refinements = 3;              // --model --softmax: precision doublings after the first pass

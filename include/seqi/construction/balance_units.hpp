@@ -8,7 +8,7 @@
 namespace seqi {
 
 // Rescales every unit of ff by the power of two s ~ (|w_k|^2 / |(u_k, b_k)|^2)^(1/4), which
-// minimises s^2 |(u_k, b_k)|^2 + |w_k|^2 / s^2 within a factor 2.125, applied only when it
+// minimises s^2 |(u_k, b_k)|^2 + |w_k|^2 / s^2 within a factor 1.25, applied only when it
 // lowers that sum. Units with a zero input side or a zero output column are left as they
 // are. The function is unchanged.
 void balance_hidden_units(FeedForward<Rational>& ff);

@@ -53,6 +53,10 @@ struct InterpolationRecord {
   Point a;                       // collapse: x -> (a . x_att) v (lem:collapse)
   Point v, reading;              // flat hats read r.x with r.v = 1
   Rational gap, df;              // smallest gap g of the z values; 4 df < g
+  // Per run (empty: df for every run): its own half-width step, at most 1/8 of the distance from
+  // its values to the nearest other value (lem:mean-collapse); df is their minimum.
+  std::vector<Rational> run_df;
+  const Rational& df_of(std::size_t run) const { return run_df.empty() ? df : run_df[run]; }
   std::vector<Rational> z;       // z per cluster (j, l), clusters numbered j-major
   // Runs: maximal sets of clusters with one target and consecutive z, each in increasing z;
   // one flat hat per run (lem:run-interpolation).
@@ -60,6 +64,12 @@ struct InterpolationRecord {
   std::vector<std::size_t> order;  // run index of each interpolation block (lem:run-interpolation)
   // Per run (empty: none): its flat hat reads -r and acts left of its window (lem:mirrored-flat).
   std::vector<bool> mirrored;
+  // Empty or 0: none. Otherwise the flat hats write y - offset and a last block adds offset to
+  // every token (a constant unit, lem:mean-collapse), so that each hat moves a token only as far
+  // as the targets' spread. Every cluster's written value is written_value(target).
+  Point offset;
+  bool has_offset() const { return offset.size() > 0 && !offset.isZero(); }
+  Point written_value(const Point& target) const { return has_offset() ? Point(target - offset) : target; }
 };
 
 struct ConstructionRecord {
@@ -69,6 +79,9 @@ struct ConstructionRecord {
   PlacementRecord placement;
   InterpolationRecord interpolation;
   std::size_t collapse_block = 0;  // index of the block whose SA is the collapse
+  // lem:mean-collapse (every m_j = 1, distinct means): no phases S and P; the collapse is block 0's
+  // attention with A = 0, sending every token of X_j to (a . mu_j) v; separation and placement empty.
+  bool mean_collapse = false;
 };
 
 struct Construction {
@@ -83,15 +96,24 @@ struct ConstructionSummary {
   std::uint64_t seed = 0;
   std::vector<ChoiceLog> choices;
   SeparationRecord separation;
+  bool mean_collapse = false;
 };
 
-inline ConstructionSummary summary_of(const ConstructionRecord& r) { return {r.seed, r.choices, r.separation}; }
+inline ConstructionSummary summary_of(const ConstructionRecord& r) {
+  return {r.seed, r.choices, r.separation, r.mean_collapse};
+}
+
+struct ConstructionOptions {
+  // Use the mean collapse (lem:mean-collapse) where it applies; false: always phases S, P, C, I.
+  bool mean_collapse = true;
+};
 
 // Preconditions: data satisfies H1-H5 (as returned by the dataset reader).
 // Throws ConstructionError when a generic choice cannot be found (not expected).
 // Independent per-token and per-block steps run on `threads` threads; the construction does not
 // depend on the thread count.
-Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads = 1);
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads = 1,
+                                             const ConstructionOptions& options = {});
 
 // Phase S's result: the attention layer of the next block (the shift x -> x + v (f . mu_j), or
 // the identity) and s_j = f . mu_j per sequence (empty without a shift).
@@ -109,5 +131,16 @@ Separation build_separation(TokenState& config, Rng& rng, Construction& out, uns
 void build_placement(const Dataset& data, const ShiftedTokens& tokens, const SelfAttention<Rational>& first_sa,
                      Rng& rng, Construction& out, unsigned threads = 1);
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);
+
+// lem:mean-collapse: where every m_j = 1 and the sequences' means are pairwise distinct, the whole
+// construction is the collapse x -> (a . mu_j) v (attention with A = 0) and the flat hats of
+// phase I; returns false (out unchanged but for a logged reason) where it does not apply.
+bool build_mean_collapse(const Dataset& data, Construction& out, unsigned threads = 1);
+
+// Phase I from the record's collapse values z (and a): the flat-hat reading, df, runs and order,
+// and one block per run; the first block's attention is the collapse (0, alpha I, v a^T).
+// per_run_windows: each run gets its own half-width step (InterpolationRecord::run_df).
+void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rational& collapse_alpha,
+                     bool per_run_windows);
 
 }  // namespace seqi

@@ -17,8 +17,10 @@ struct FlatHatTask {
   std::vector<Point> targets;                   // target per cluster
   std::vector<std::vector<std::size_t>> runs;   // z-sorted runs of clusters with one target
   Rational df;                                  // window step: run u acts on (z_lo - 2df, z_hi + 2df)
+  std::vector<Rational> run_df;                 // per run (empty: df for every run)
   std::vector<long> log2_yardstick;             // per cluster: floor log2 max(1, max |y|) over its
                                                 // sequence's targets (the replays' relative scale)
+  const Rational& df_of(std::size_t run) const { return run_df.empty() ? df : run_df[run]; }
 };
 
 // The task of the runs in `rec` (z, runs, df) for the targets of `data` (clusters j-major).

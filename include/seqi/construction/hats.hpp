@@ -13,6 +13,9 @@ FeedForward<Rational> hat_layer(const Point& r, const Rational& t_q, const Ratio
 FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
                                        const Point& D, const Rational& eps, const Point& C_e1);
 
+// x -> x + c: one constant unit relu(0.x + 1) with output column c, balanced. Width 1.
+FeedForward<Rational> constant_layer(const Point& c);
+
 // x -> x + G(r.x) with breakpoints z -/+ 2df, z -/+ df (r.v = 1): every x = t v with
 // |t - z| <= df goes to y; identity when r.x is outside (z - 2df, z + 2df). Width 4.
 FeedForward<Rational> flat_hat_layer(const Point& r, const Point& v, const Rational& z,

@@ -1,0 +1,155 @@
+// lem:mean-collapse (proofs/mean-collapse.tex): where every m_j = 1, attention with A = 0 sends
+// every token of X_j to V mu_j, the sequence's mean, exactly (all scores tie in hardmax; every
+// softmax weight is 1/n_j at every temperature). With V = v a^T every token reads z_j = a . mu_j,
+// and phase I's flat hats write the targets: no separation, no placement.
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "seqi/construction/collapse_directions.hpp"
+#include "seqi/construction/conditioning_choice.hpp"
+#include "seqi/construction/construction.hpp"
+#include "seqi/core/parallel.hpp"
+#include "seqi/core/point_groups.hpp"
+#include "seqi/numbers/dyadic.hpp"
+
+namespace seqi {
+namespace {
+
+// Planned collapse values are spaced (1/8)(1 + 1/256): after the rounding of a every gap stays
+// above 1/8, so df = dyadic floor of g / 8 is 2^-6.
+Rational planned_gap() { return {257, 2048}; }
+
+std::vector<Point> sequence_means(const Dataset& data, unsigned threads) {
+  std::vector<Point> means(data.pairs.size());
+  for_each_index(data.pairs.size(), threads, [&](std::size_t j) {
+    Point sum = Point::Zero(data.dimension);
+    for (const Point x : data.pairs[j].input) sum += x;
+    means[j] = sum / Rational(static_cast<long>(data.pairs[j].input.size()));
+  });
+  return means;
+}
+
+// Sequences ordered by target (lexicographically): equal targets adjacent, so they share a run.
+std::vector<std::size_t> by_target(const Dataset& data) {
+  std::vector<Point> targets;
+  for (const auto& pair : data.pairs) targets.push_back(pair.output[0]);
+  std::vector<std::size_t> order(targets.size());
+  for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    return lex_less(targets[i], targets[j]);
+  });
+  return order;
+}
+
+// Per sequence, the index of its target among the distinct targets in lexicographic order.
+std::vector<std::size_t> target_labels(const Dataset& data, const std::vector<std::size_t>& order) {
+  std::vector<std::size_t> rank(order.size());
+  std::size_t r = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && !equal_points(data.pairs[order[i]].output[0], data.pairs[order[i - 1]].output[0])) ++r;
+    rank[order[i]] = r;
+  }
+  return rank;
+}
+
+std::string sequence_pair_text(const std::vector<std::size_t>& group) {
+  return "sequences " + std::to_string(group[0] + 1) + " and " + std::to_string(group[1] + 1);
+}
+
+// The targets' centroid, truncated to a multiple of 2^-30, when moving from the collapsed tokens to
+// y - offset costs well under moving to y (the flat hats' weights grow with |y - z v|; the offset
+// block costs about 2 |offset|); else empty. A choice of the construction only, estimated in doubles.
+Point worthwhile_offset(const Dataset& data) {
+  Point c = Point::Zero(data.dimension);
+  for (const auto& pair : data.pairs) c += pair.output[0];
+  c /= Rational(static_cast<long>(data.pairs.size()));
+  for (Eigen::Index i = 0; i < c.size(); ++i) c[i] = truncated_dyadic(c[i], 30);
+  double plain = 0, moved = std::sqrt(norm_sq(c).convert_to<double>());
+  for (const auto& pair : data.pairs) {
+    const Point y = pair.output[0];
+    plain += std::sqrt(norm_sq(y).convert_to<double>());
+    moved += std::sqrt(norm_sq(Point(y - c)).convert_to<double>());
+  }
+  return 2 * moved < plain ? c : Point();
+}
+
+Rational model_norm_sq(const Transformer<Rational>& model) {
+  Rational sum = 0;
+  for (const auto& b : model.blocks) sum += b.sa.stored_norm_sq() + b.ff.stored_norm_sq();
+  return sum;
+}
+
+// The collapse values z_j = a . mu_j and phase I (a set).
+bool finish_mean_collapse(const Dataset& data, const std::vector<Point>& means, Rng& rng, Construction& out) {
+  auto& rec = out.record.interpolation;
+  rec.z.clear();
+  for (const auto& mu : means) rec.z.push_back(dot(rec.a, mu));
+  rec.offset = worthwhile_offset(data);
+  if (rec.has_offset()) out.record.choices.push_back({"target offset (the targets' centroid, a dyadic): the flat hats "
+                                                      "write y - offset, a last block adds it (lem:mean-collapse)",
+                                                      1, Integer(0)});
+  out.record.mean_collapse = true;
+  build_flat_hats(data, rng, out, Rational(0), true);
+  return true;
+}
+
+}  // namespace
+
+bool build_mean_collapse(const Dataset& data, Construction& out, unsigned threads) {
+  for (const auto& pair : data.pairs)
+    if (pair.output.size() != 1) return false;
+  const std::vector<Point> means = sequence_means(data, threads);
+  if (const auto equal = equal_point_groups(means, threads); !equal.empty()) {
+    out.record.choices.push_back({"mean collapse (lem:mean-collapse) not used: " + sequence_pair_text(equal.front()) +
+                                      " have one mean",
+                                  0, Integer(0)});
+    return false;
+  }
+  Point centroid = Point::Zero(data.dimension);
+  for (const auto& mu : means) centroid += mu;
+  centroid /= Rational(static_cast<long>(means.size()));
+
+  auto& rec = out.record.interpolation;
+  Rng rng(out.record.seed);
+  Rational reach = 0;  // max_j |mu_j|_1
+  for (const auto& mu : means) reach = std::max(reach, l1_norm(mu));
+  // Means pairwise distinct: a generic a reads them pairwise distinct (each draw is redrawn until
+  // it does); of four, centred and plain in turn, the best score wins.
+  std::vector<Point> kept;
+  int drawn = 0;
+  choose_best_conditioned("mean-collapse direction a (centred on the means or plain)", "collapse score", 4,
+                          Integer(1) << 8, [&](const Integer& range) -> std::optional<Rational> {
+    const int bits = static_cast<int>(boost::multiprecision::msb(range));
+    rec.a = drawn++ % 2 == 0 ? centred_direction(rng, data.dimension, bits, centroid)
+                             : dyadic_direction(rng, data.dimension, bits);
+    return collapse_score(rec.a, means, reach);
+  }, [&](int) { kept.push_back(rec.a); }, [&](int i) { rec.a = kept[static_cast<std::size_t>(i)]; },
+                          out.record.choices);
+  // The planned and fitted directions, where they exist, are built beside the drawn one; the
+  // smallest ||theta||^2 (exact) is kept.
+  const std::vector<std::size_t> order = by_target(data);
+  std::vector<std::pair<std::string, Point>> candidates{{"drawn", rec.a}};
+  if (auto planned = planned_direction(means, centroid, order, planned_gap()))
+    candidates.emplace_back("planned (collapse values evenly spaced, equal targets adjacent)", std::move(*planned));
+  if (auto fitted = discriminant_direction(means, centroid, target_labels(data, order)))
+    if (collapse_score(*fitted, means, reach)) candidates.emplace_back("discriminant", std::move(*fitted));
+  std::optional<Construction> best;
+  std::optional<Rational> best_norm;
+  std::string compared;
+  for (auto& [name, a] : candidates) {
+    Construction trial = out;
+    Rng trial_rng = rng;
+    trial.record.interpolation.a = std::move(a);
+    finish_mean_collapse(data, means, trial_rng, trial);
+    const Rational norm = model_norm_sq(trial.model);
+    compared += (compared.empty() ? "" : ", ") + name + " " + approx_decimal(norm, 4);
+    if (!best_norm || norm < *best_norm) best = std::move(trial), best_norm = norm;
+  }
+  out = std::move(*best);
+  out.record.choices.push_back({"mean-collapse direction a by least ||theta||^2 (lem:mean-collapse): " + compared, 1,
+                                Integer(0)});
+  return true;
+}
+
+}  // namespace seqi

@@ -1,0 +1,150 @@
+#include <boost/test/unit_test.hpp>
+
+#include "seqi/certification/mean_collapse_checks.hpp"
+#include "seqi/construction/balance_units.hpp"
+#include "seqi/io/random_dataset.hpp"
+#include "seqi/numbers/dyadic.hpp"
+#include "seeded_oracles.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_mean_collapse)
+
+using namespace seqi;
+
+// lem:mean-collapse (proofs/mean-collapse.tex): classification data built without phases S and
+// P, certified in both settings, against a forward pass written here from def:model; the
+// fallback where two means coincide; tampered records refused; lem:relu-rescaling's 2.5 bound.
+
+namespace {
+
+// def:model with A = 0 or V = 0 in every attention layer (the only ones this construction
+// has): x_i <- rho x_i + V mu(X), then x <- eta x + W relu(U x + b). Exact rationals.
+std::vector<Point> oracle_forward(const Transformer<Rational>& model, std::vector<Point> X) {
+  for (const auto& block : model.blocks) {
+    BOOST_REQUIRE(block.sa.A.is_zero() || block.sa.V.is_zero());
+    Point mu = Point::Zero(model.dimension);
+    for (const auto& x : X) mu += x;
+    mu /= Rational(static_cast<long>(X.size()));
+    const Point shift = block.sa.V.apply(mu);
+    for (auto& x : X) x = Point(x * block.sa.rho + (block.sa.V.is_zero() ? Point(Point::Zero(x.size())) : shift));
+    for (auto& x : X) {
+      Point next = x * block.ff.eta;
+      for (Eigen::Index k = 0; k < block.ff.U.rows(); ++k) {
+        const Rational pre = Rational(block.ff.U.row(k).dot(x.transpose().row(0))) + block.ff.b[k];
+        if (pre > 0) next += block.ff.W.col(k) * pre;
+      }
+      x = next;
+    }
+  }
+  return X;
+}
+
+Point pt(long x, long y) { return (Point(2) << Rational(x), Rational(y)).finished(); }
+
+RandomDatasetSpec classification_spec(std::size_t N, int d) {
+  RandomDatasetSpec spec;
+  spec.N = N;
+  spec.d = d;
+  spec.n_min = 1;
+  spec.n_max = 6;
+  spec.m_max = 1;
+  spec.max_denominator = 3;
+  return spec;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(classification_data_take_the_mean_collapse_and_verify) {
+  const std::uint64_t base = testing::base_seed("test_mean_collapse");
+  for (std::uint64_t i = 0; i < 12; ++i) {
+    const std::size_t N = 2 + i * 3;
+    const int d = 2 + static_cast<int>(i % 5);
+    const Dataset data = random_dataset(classification_spec(N, d), base + i);
+    const Construction built = build_interpolating_transformer(data, base + i);
+    if (!built.record.mean_collapse) {  // only where two means coincide
+      BOOST_TEST_MESSAGE("seed " << base + i << ": " << built.record.choices.front().what);
+      BOOST_TEST(built.record.choices.front().what.find("have one mean") != std::string::npos);
+      continue;
+    }
+    const auto& rec = built.record.interpolation;
+    BOOST_TEST(built.model.blocks.size() == rec.runs.size() + (rec.has_offset() ? 1 : 0));
+    BOOST_TEST(rec.runs.size() <= N);
+    for (std::size_t j = 0; j < N; ++j) {
+      const auto out = oracle_forward(built.model, std::vector<Point>(data.pairs[j].input.begin(),
+                                                                      data.pairs[j].input.end()));
+      for (const auto& y : out) BOOST_TEST(equal_points(y, data.pairs[j].output[0]), "seed " << base + i << ", sequence " << j + 1);
+    }
+    const RunReport hard = certify_construction_hardmax(data, built, false);
+    BOOST_TEST(hard.certificate.verified, "seed " << base + i);
+    const RunReport soft = certify_construction_softmax(data, built, {});
+    BOOST_TEST(soft.certificate.verified, "seed " << base + i);
+    BOOST_REQUIRE(soft.certificate.softmax);
+    BOOST_TEST(soft.certificate.softmax->tau_unbounded);
+    BOOST_TEST(!hard.certificate.lemma_p);  // no leader is selected: Lemma P is not used
+  }
+}
+
+BOOST_AUTO_TEST_CASE(equal_means_fall_back_to_the_leader_construction) {
+  Dataset data;
+  data.name = "equal-means";
+  data.dimension = 2;
+  SequencePair a, b;  // both means are (1, 0)
+  a.input = {pt(0, 0), pt(2, 0)};
+  b.input = {pt(1, 1), pt(1, -1)};
+  a.output = {pt(5, 5)};
+  b.output = {pt(-5, 3)};
+  data.pairs = {a, b};
+  const Construction built = build_interpolating_transformer(data, 7);
+  BOOST_TEST(!built.record.mean_collapse);
+  BOOST_TEST(built.record.choices.front().what ==
+             "mean collapse (lem:mean-collapse) not used: sequences 1 and 2 have one mean");
+  BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified);
+}
+
+BOOST_AUTO_TEST_CASE(tampered_mean_collapse_records_are_refused) {
+  const Dataset data = random_dataset(classification_spec(8, 3), testing::base_seed("test_mean_collapse") + 100);
+  const Construction built = build_interpolating_transformer(data, 3);
+  BOOST_REQUIRE(built.record.mean_collapse);
+  {
+    Construction moved = built;  // one collapse value off by 2^-60
+    moved.record.interpolation.z[3] += pow2(-60);
+    Certificate cert;
+    BOOST_TEST(!add_mean_collapse_checks(cert, data, moved));
+    BOOST_TEST(!certify_construction_hardmax(data, moved, false).certificate.verified);
+  }
+  {
+    Construction scored = built;  // the collapse attends instead of averaging
+    scored.model.blocks.front().sa.A = StructuredMatrix<Rational>::scaled_identity(Rational(1));
+    Certificate cert;
+    BOOST_TEST(!add_mean_collapse_checks(cert, data, scored));
+    BOOST_TEST(!certify_construction_softmax(data, scored, {}).certificate.verified);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(balanced_units_are_within_the_rescaling_bound) {
+  std::mt19937_64 g(testing::base_seed("test_mean_collapse") + 200);
+  std::uniform_int_distribution<int> e(-40, 40);
+  std::uniform_int_distribution<long> c(1, 1000);
+  for (int trial = 0; trial < 2000; ++trial) {
+    FeedForward<Rational> ff;
+    ff.U = Mat<Rational>::Constant(1, 1, Rational(c(g)) * pow2(e(g)));
+    ff.b = Vec<Rational>::Constant(1, Rational(c(g)) * pow2(e(g)));
+    ff.W = Mat<Rational>::Constant(1, 1, Rational(c(g)) * pow2(e(g)));
+    const Rational in = ff.U(0, 0) * ff.U(0, 0) + ff.b[0] * ff.b[0], out = ff.W(0, 0) * ff.W(0, 0);
+    const FeedForward<Rational> before = ff;
+    balance_unit(ff, 0, in, out);
+    const Rational after = ff.U(0, 0) * ff.U(0, 0) + ff.b[0] * ff.b[0] + ff.W(0, 0) * ff.W(0, 0);
+    BOOST_TEST(after <= in + out);
+    // after <= 2.5 sqrt(in out), squared: after^2 <= 6.25 in out
+    BOOST_TEST(after * after <= Rational(25, 4) * in * out, "trial " << trial);
+    for (const long x : {-7L, -1L, 0L, 1L, 5L}) {  // the same map at a few points, both sides of the kink
+      const Rational kink = -before.b[0] / before.U(0, 0);
+      const auto at = [&](const FeedForward<Rational>& f, const Rational& t) {
+        const Rational pre = f.U(0, 0) * t + f.b[0];
+        return pre > 0 ? Rational(f.W(0, 0) * pre) : Rational(0);
+      };
+      BOOST_TEST(at(ff, kink + Rational(x)) == at(before, kink + Rational(x)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
