@@ -32,7 +32,7 @@ struct SequenceOutcome {
   std::string detail;     // first discrepancy when !matches
   // When matches: per output token i, the index k of the target Y_j[k] it equals (the first
   // such k), so that a statement about token i can name its target (--save-property).
-  std::vector<std::uint32_t> target_of;
+  std::vector<std::uint32_t> target_of{};
 };
 
 // What the softmax certificate established (Thm 1.8; lem:tau-star, lem:softmax-enclosure).
