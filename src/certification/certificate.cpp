@@ -13,13 +13,22 @@ void Certificate::conclude() {
 }
 
 SequenceOutcome compare_as_sets(const std::vector<Point>& outputs, const Sequence& targets) {
-  SequenceOutcome o{outputs.size(), targets.size(), false, ""};
+  SequenceOutcome o{outputs.size(), targets.size(), false, "", {}};
   const auto produced = as_sorted_set(outputs), wanted = as_sorted_set(targets);
   for (const auto& p : produced)
     if (!set_contains(wanted, p)) return o.detail = "output token " + to_string(p) + " is not a target", o;
   for (const auto& y : wanted)
     if (!set_contains(produced, y)) return o.detail = "target " + to_string(y) + " is not produced", o;
   o.matches = true;
+  std::vector<std::uint32_t> order(targets.size());  // target indices by lexicographic order
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::uint32_t>(k);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return lex_less(targets[a], targets[b]); });
+  o.target_of.reserve(outputs.size());
+  for (const auto& p : outputs)  // present: every output token is a target
+    o.target_of.push_back(*std::lower_bound(order.begin(), order.end(), p, [&](std::uint32_t k, const Point& q) {
+      return lex_less(targets[k], q);
+    }));
   return o;
 }
 
@@ -57,10 +66,14 @@ void add_interpolation_check(Certificate& cert, const Dataset& data, const std::
       [&](ByteWriter& w, std::size_t j) {
         w.put(std::uint64_t{outcomes[j].n}), w.put(std::uint64_t{outcomes[j].m}), w.put(outcomes[j].matches);
         w.put(std::string_view(outcomes[j].detail));
+        w.put(std::uint64_t{outcomes[j].target_of.size()});
+        for (const std::uint32_t k : outcomes[j].target_of) w.put(std::uint64_t{k});
       },
       [&](ByteReader& r, std::size_t j) {
         outcomes[j].n = r.size(), outcomes[j].m = r.size(), outcomes[j].matches = r.flag();
         outcomes[j].detail = r.string();
+        outcomes[j].target_of.resize(r.size());
+        for (auto& k : outcomes[j].target_of) k = static_cast<std::uint32_t>(r.u64());
       });
   std::size_t failures = 0;
   std::string first;

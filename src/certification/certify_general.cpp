@@ -48,7 +48,7 @@ void conclude_general(Certificate& cert, const Dataset& data, GeneralFacts& f) {
     if (!good && first_failure.empty())
       first_failure = "sequence " + std::to_string(j + 1) + ": " + r.verdict + (r.detail.empty() ? "" : ": " + r.detail);
     cert.sequences.push_back({data.pairs[j].input.size(), data.pairs[j].output.size(), good,
-                              r.verdict + (r.detail.empty() ? "" : ": " + r.detail)});
+                              r.verdict + (r.detail.empty() ? "" : ": " + r.detail), {}});
     lo += r.loss_lo;
     hi += r.loss_hi;
   }

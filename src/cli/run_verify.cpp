@@ -1,4 +1,5 @@
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <new>
@@ -19,6 +20,7 @@
 #include "seqi/io/model_file.hpp"
 #include "seqi/io/sha256.hpp"
 #include "seqi/io/output_paths.hpp"
+#include "seqi/io/property_set.hpp"
 #include "seqi/io/quote_value.hpp"
 #include "seqi/io/read_file.hpp"
 #include "seqi/numbers/bit_limit.hpp"
@@ -78,6 +80,13 @@ void check_paths(const VerifyOptions& opt) {
   }
   if (!opt.certificate_path.empty()) outputs.push_back({"--certificate", opt.certificate_path});
   refuse_outputs_onto_inputs(outputs, inputs);
+  if (opt.save_property_dir.empty()) return;
+  check_property_dir(opt.save_property_dir);
+  for (const auto& o : outputs)
+    if (path_under_dir(o.path, opt.save_property_dir))
+      throw InputError(o.role + " " + o.path + " lies in the --save-property directory " + opt.save_property_dir +
+                       ", which holds the benchmark alone; write it elsewhere");
+  if (!opt.property_sequences.empty()) parse_property_sequences(opt.property_sequences);
 }
 
 // Options of a general model's verification; bad values are input errors.
@@ -121,10 +130,25 @@ ModelExportInfo export_info(RunReport& report, const std::string& dataset_sha256
   return info;
 }
 
+// --save-property: the benchmark, with each output token's target from the exact pass. Returns
+// a note for the error stream when no property could be stated, else "".
+std::string save_properties(const VerifyOptions& opt, const Dataset& data, const Transformer<Rational>& model,
+                     const ModelExportInfo& info, const Certificate& cert) {
+  PropertySetRequest request{opt.save_property_dir, {}, opt.property_timeout, opt.dataset_path};
+  if (!opt.property_sequences.empty()) request.sequences = parse_property_sequences(opt.property_sequences);
+  std::vector<std::vector<std::uint32_t>> target_of;
+  target_of.reserve(cert.sequences.size());
+  for (const auto& s : cert.sequences) target_of.push_back(s.target_of);
+  const std::string why_none = write_property_set(request, data, model, info, target_of);
+  if (why_none.empty()) return "";
+  return "verify: --save-property " + opt.save_property_dir + ": no property written: " + why_none +
+         " (the directory holds manifest.json and an empty instances.csv)\n";
+}
+
 // `model_sha256` is set to the hash of the built model's JSON text when a certificate is asked for.
 RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOptions go, const Dataset& data,
                   const std::string& dataset_sha256, RunInfo& run, const Execution& exec, const Cooperation* coop,
-                  std::string& model_sha256) {
+                  std::string& model_sha256, std::string& property_note) {
   Progress* progress = exec.progress;
   if (!opt.model_path.empty()) {
     const auto loaded = load_model(opt.model_path, opt.model_metadata);
@@ -148,6 +172,8 @@ RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOpt
   if (!opt.certificate_path.empty()) model_sha256 = sha256_hex(model_json_text(built.model));
   if (!opt.save_model_path.empty() && (!coop || coop->writes_output()))
     save_model(built.model, opt.save_model_path, export_info(report, dataset_sha256, opt.onnx_dtype == "float32"));
+  if (!opt.save_property_dir.empty() && (!coop || coop->writes_output()))
+    property_note = save_properties(opt, data, built.model, export_info(report, dataset_sha256, false), report.certificate);
   return report;
 }
 
@@ -182,7 +208,8 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const C
     return read_file_limited(opt.dataset_path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
   };
   const std::string text = coop ? coop->dataset_text(opt.dataset_path, read) : read();
-  if (!opt.report_path.empty() || !opt.save_model_path.empty() || !opt.certificate_path.empty())
+  if (!opt.report_path.empty() || !opt.save_model_path.empty() || !opt.certificate_path.empty() ||
+      !opt.save_property_dir.empty())
     sha256 = sha256_hex(text);
   return parse_dataset_json(text, opt.dataset_path, threads);
 }
@@ -200,15 +227,18 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
     std::string dataset_sha256;
     const unsigned threads = opt.threads ? opt.threads : all_cores();
     const Dataset data = read_dataset_once(opt, dataset_sha256, coop, threads);
+    if (!opt.property_sequences.empty())
+      check_property_sequences(parse_property_sequences(opt.property_sequences), data.pairs.size(), opt.dataset_path);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
     const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr};
-    std::string model_sha256;
-    RunReport report = certify(opt, so, go, data, dataset_sha256, run, exec, coop, model_sha256);
+    std::string model_sha256, property_note;
+    RunReport report = certify(opt, so, go, data, dataset_sha256, run, exec, coop, model_sha256, property_note);
     Certificate& cert = report.certificate;
     cert.checks.insert(cert.checks.begin(), hypotheses_check(data));
     cert.conclude();
     progress.reset();  // its last line ends before the report's messages and the summary
+    err << property_note;
     if (!opt.report_path.empty() && (!coop || coop->writes_output())) write_report(opt, report, run, data, dataset_sha256, err);
     if (!opt.certificate_path.empty() && (!coop || coop->writes_output()))
       write_certificate_json(certificate_json(report, data, dataset_sha256, model_sha256), opt.certificate_path);

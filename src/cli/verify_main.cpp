@@ -26,6 +26,12 @@ const char* inapplicable_option(const CLI::App& app, const VerifyOptions& opt) {
        "--save-model saves a transformer this run builds; with --model nothing is built"},
       {app.count("--onnx-dtype") != 0 && !opt.save_model_path.ends_with(".onnx"),
        "--onnx-dtype applies to --save-model M.onnx"},
+      {model && !opt.save_property_dir.empty(),
+       "--save-property states properties of a transformer this run builds; with --model nothing is built"},
+      {opt.save_property_dir.empty() && app.count("--property-sequences") != 0,
+       "--property-sequences applies to --save-property DIR"},
+      {opt.save_property_dir.empty() && app.count("--property-timeout") != 0,
+       "--property-timeout applies to --save-property DIR"},
       {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
       {model && !opt.certificate_path.empty(),
        "--certificate states the claims of a transformer this run builds; with --model nothing is built"},
@@ -82,6 +88,15 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
                  "with the run's statements in its metadata)");
   app.add_option("--onnx-dtype", opt.onnx_dtype, "with --save-model M.onnx: float64 (the default) or float32")
       ->check(CLI::IsMember({"float64", "float32"}));
+  app.add_option("--save-property", opt.save_property_dir,
+                 "write a VNN-LIB benchmark of the built transformer into this new or empty directory: per "
+                 "sequence a true and a false property, fixed-shape float64 ONNX models, instances.csv "
+                 "(docs/vnnlib.md)");
+  app.add_option("--property-sequences", opt.property_sequences,
+                 "with --save-property: only these sequences, numbered from 1 (e.g. 1,4,6; default: all)");
+  app.add_option("--property-timeout", opt.property_timeout,
+                 "with --save-property: the timeout in seconds written to instances.csv (default 60)")
+      ->check(CLI::Range(1u, 86400u));
   app.add_option("--report", opt.report_path, "write a LaTeX certificate to this .tex file");
   app.add_flag("--pdf", opt.pdf, "also run pdflatex on the report");
   app.add_option("--certificate", opt.certificate_path,
@@ -106,6 +121,7 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
   // Everything below is checked before any file is read or written.
   const std::pair<const char*, const std::string*> paths[] = {{"--model", &opt.model_path},
                                                               {"--save-model", &opt.save_model_path},
+                                                              {"--save-property", &opt.save_property_dir},
                                                               {"--report", &opt.report_path},
                                                               {"--certificate", &opt.certificate_path},
                                                               {"dataset", &opt.dataset_path}};
@@ -114,6 +130,10 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
       std::cerr << "verify: " << name << " was given an empty file name (an unset variable?); give a path\n";
       return kBadInput;
     }
+  if (app.count("--property-sequences") != 0 && opt.property_sequences.empty()) {
+    std::cerr << "verify: --property-sequences was given an empty list; name sequences from 1, e.g. 1,4,6\n";
+    return kBadInput;
+  }
   const auto seed = unsigned_option_value(seed_text);
   if (!seed) {
     std::cerr << "verify: --seed " << quote_value(seed_text) << ": expected an integer from 0 to 18446744073709551615\n";

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <variant>
 
 #include "seqi/io/float_bits.hpp"
 #include "seqi/io/model_json.hpp"
@@ -176,7 +177,8 @@ std::vector<std::pair<std::string, std::string>> onnx_metadata(const Transformer
   return m;
 }
 
-std::string model_to_onnx(const Transformer<Rational>& model, const ModelExportInfo& info) {
+std::string model_to_onnx(const Transformer<Rational>& model, const ModelExportInfo& info,
+                          std::optional<std::int64_t> tokens) {
   const OnnxElement element = info.onnx_float32 ? OnnxElement::float32 : OnnxElement::float64;
   GraphBuilder g(element);
   std::string x = "X";
@@ -193,8 +195,10 @@ std::string model_to_onnx(const Transformer<Rational>& model, const ModelExportI
   out.graph = g.take();
   out.graph.name = "seqi_transformer";
   const auto d = static_cast<std::int64_t>(model.dimension);
-  out.graph.inputs.push_back({"X", element, {std::string("n"), d}});
-  out.graph.outputs.push_back({"Y", element, {std::string("n"), d}});
+  using Dim = std::variant<std::int64_t, std::string>;
+  const Dim n = tokens ? Dim(*tokens) : Dim(std::string("n"));
+  out.graph.inputs.push_back({"X", element, {n, d}});
+  out.graph.outputs.push_back({"Y", element, {n, d}});
   out.metadata = onnx_metadata(model, info);
   return encode_onnx_model(out);
 }

@@ -2,6 +2,7 @@
 // outcomes and the counts (proof facts only; a run's float64 statement and measurements are
 // beside it in RunReport). A certificate states only what was checked.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ struct SequenceOutcome {
   std::size_t n = 0, m = 0;
   bool matches = false;   // output set equals Y_j
   std::string detail;     // first discrepancy when !matches
+  // When matches: per output token i, the index k of the target Y_j[k] it equals (the first
+  // such k), so that a statement about token i can name its target (--save-property).
+  std::vector<std::uint32_t> target_of{};
 };
 
 // What the softmax certificate established (Thm 1.8; lem:tau-star, lem:softmax-enclosure).

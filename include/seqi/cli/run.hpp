@@ -13,6 +13,9 @@ struct VerifyOptions {
   bool model_metadata = false;  // .safetensors: the exact model in its metadata, not its floats
   std::string save_model_path;  // write the built model here
   std::string onnx_dtype = "float64";  // element type of a .onnx --save-model: float64 or float32
+  std::string save_property_dir;      // --save-property: VNN-LIB benchmark of the built model
+  std::string property_sequences;     // "1,4,6": the sequences given properties (default: all)
+  unsigned property_timeout = 60;     // seconds, the timeout column of instances.csv
   std::string report_path;      // LaTeX certificate
   std::string certificate_path;  // machine-readable certificate (JSON) for seqi-check
   bool pdf = false;

@@ -9,6 +9,8 @@
 // softmax as (sum_l e_l x_l) / (sum_l e_l) with e_l = exp(s_il / tau - max_l s_il / tau).
 // Weights are the nearest doubles (floats) to the exact rationals.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,8 +21,10 @@ namespace seqi {
 
 bool is_onnx_path(const std::string& path);
 
-// The serialized ModelProto; metadata_props as onnx_metadata.
-std::string model_to_onnx(const Transformer<Rational>& model, const ModelExportInfo& info);
+// The serialized ModelProto; metadata_props as onnx_metadata. `tokens`: the number of tokens n
+// fixed in the shapes of X and Y (as verifiers' benchmark harnesses need), else n symbolic.
+std::string model_to_onnx(const Transformer<Rational>& model, const ModelExportInfo& info,
+                          std::optional<std::int64_t> tokens = std::nullopt);
 
 // metadata_props: "seqi_format", "attention", "tau" (softmax, exact rational), "tie_rule"
 // (hardmax), "graph_dtype", "model_sha256" (of the exact model as a .json model file),
