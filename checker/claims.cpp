@@ -73,4 +73,24 @@ void check_hashes_and_counts(Report& r, const Inputs& in) {
   claim_true(r, cert, "bounds", "params_within", c.params <= params, text(c.params) + " parameters <= " + text(params));
 }
 
+void note_float_statements(Report& r, const json& cert) {
+  for (const std::string name : {"float64", "float32"}) {
+    const std::string where = "certificate " + name;
+    if (name == "float32" && !cert.contains(name)) {  // certificates written before the key was added
+      r.note("the certificate has no float32 statement");
+      continue;
+    }
+    const json& s = field(cert, name, "certificate");
+    const json &shown = field(s, "shown", where), &delta = field(s, "delta", where), &failure = field(s, "failure", where);
+    const bool ok = s.size() == 3 && shown.is_boolean() &&
+                    (shown == true ? delta.is_string() && failure.is_null() : delta.is_null() && failure.is_string());
+    if (!ok || (shown == true && parse_q(delta, where + ".delta") < 0))
+      throw BadInput(where + ": expected {\"shown\": true, \"delta\": \"D\", \"failure\": null} with D >= 0, or "
+                     "{\"shown\": false, \"delta\": null, \"failure\": \"why\"}");
+    r.note("not checked: the " + name + " statement (" +
+           (shown == true ? "shown, delta " + delta.get<std::string>() : "not shown: " + failure.get<std::string>().substr(0, 160)) +
+           "), a claim about rounding beside the exact ones; seqi-check re-checks no float statement");
+  }
+}
+
 }  // namespace check
