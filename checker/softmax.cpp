@@ -147,11 +147,30 @@ std::string feed_forward(const FeedForwardPlan& plan, Token& t) {
   return "";
 }
 
+// Through the blocks of a run, one token: only the blocks whose hat meets its readings
+// c.dir + e v.dir, e in [lo, hi]. "" or "block K feed-forward, token I: why".
+std::string walk_run(const Run& run, const std::vector<FeedForwardPlan>& ff, Token& t, std::size_t i) {
+  for (std::size_t k = run.begin; k < run.end; ++k) {
+    const RowIds& ids = ff[k].ids;
+    Q rmin = reading(ids, run.dir, t.c, t.cache), rmax = rmin;
+    if (!t.v.empty()) {
+      const Q rv = dot(ids.dirs[run.dir], t.v), a = rmin + t.lo * rv, z = rmin + t.hi * rv;
+      rmin = std::min(a, z), rmax = std::max(a, z);
+    }
+    k = run.next(rmin, rmax, k);
+    if (k == run.end) break;
+    if (auto w = feed_forward(ff[k], t); !w.empty())
+      return "block " + std::to_string(k + 1) + " feed-forward, token " + std::to_string(i + 1) + ": " + w;
+  }
+  return "";
+}
+
 }  // namespace
 
 SoftmaxOutcome softmax_pass(const Model& m, const Dataset& data, const Q& tau, unsigned bits) {
   const RowIds ids(m);
   const std::vector<FeedForwardPlan> ff = feed_forward_plans(m, ids);
+  const std::map<std::size_t, Run> runs = find_runs(m, ff);
   SoftmaxOutcome out;
   for (const auto& pair : data.pairs) {
     Sequence s;
@@ -159,6 +178,11 @@ SoftmaxOutcome softmax_pass(const Model& m, const Dataset& data, const Q& tau, u
     std::optional<Q> gap, spread;
     std::string why;
     for (std::size_t k = 0; k < m.blocks.size() && why.empty(); ++k) {
+      if (const auto run = runs.find(k); run != runs.end()) {
+        for (std::size_t i = 0; i < s.X.size() && why.empty(); ++i) why = walk_run(run->second, ff, s.X[i], i);
+        k = run->second.end - 1;
+        continue;
+      }
       if (auto w = softmax_attention(m.blocks[k], s, tau, bits, gap, spread); !w.empty())
         why = "block " + std::to_string(k + 1) + " attention: " + w;
       if (!(m.blocks[k].rho == 1 && m.blocks[k].V.zero()))

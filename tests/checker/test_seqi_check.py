@@ -183,6 +183,39 @@ def tamper_certificate_float(args, tmp, failures):
            "bad input: certificate float32: expected")
 
 
+def with_claims_of(case, model, suffix):
+    """The certificate with the model hash and ||theta||^2 of `model` (read from seqi-check)."""
+    cert = case.altered(case.cert, lambda c: c["model"].update(sha256=sha256(model)), suffix + "-hash")
+    _, out = case.check(model=model, cert=cert)
+    norm = next(line.split("recomputed ")[1] for line in out.splitlines() if "counts.param_norm_sq" in line)
+    return case.altered(case.cert, lambda c: (c["model"].update(sha256=sha256(model)),
+                                              c["counts"].update(param_norm_sq=norm)), suffix)
+
+
+def tamper_runs(args, tmp, failures):
+    """The placement hats are skipped by a binary search over a run of blocks: a hat moved
+    away from the token it places is refuted; a run whose hats overlap (a block repeated) is
+    walked block by block, and its verdicts agree with verify --model on the same file."""
+    case = Case(args, tmp, os.path.join(args.datasets, "mixed-d3.json"), "exact")
+
+    def away(model):
+        ff = model["blocks"][2]["feed_forward"]
+        ff["b"] = [str(Fraction(b) - 1000) for b in ff["b"]]
+
+    moved = case.altered(case.model, away, "hat")
+    expect(failures, "placement hat moved away", case.check(model=moved, cert=with_claims_of(case, moved, "hat")), 1,
+           "REFUTED: sequences sequence 2 verdict")
+
+    def repeat(model):
+        model["blocks"].insert(3, model["blocks"][2])
+
+    twice = case.altered(case.model, repeat, "twice")
+    code, out = run([args.verify, "--exact", "--model", twice, case.dataset])
+    expect(failures, "a placement block repeated: verify --model", (code, out), 0, "result:    VERIFIED")
+    expect(failures, "a placement block repeated: seqi-check walks it", case.check(model=twice), 1,
+           "confirmed: sequences: all 4 verdicts recomputed (hardmax, 4 outputs equal")
+
+
 def tamper_claims(args, tmp, failures):
     case = Case(args, tmp, os.path.join(args.datasets, "tiny-d2.json"), "exact")
 
@@ -262,6 +295,7 @@ def main():
             tamper_claims(args, tmp, failures)
             tamper_tau(args, tmp, failures)
             tamper_safetensors(args, tmp, failures)
+            tamper_runs(args, tmp, failures)
             tamper_certificate_float(args, tmp, failures)
     for f in failures:
         print("FAILED:", f)
