@@ -34,8 +34,8 @@ std::vector<std::size_t> extreme(const std::vector<Q>& v, int sign) {
 
 // The tokens times the least common multiple L of their denominators: integers, whose dot
 // products are L^2 > 0 times the tokens' (the same order, without a gcd per product).
-std::vector<std::vector<mpz_class>> common_denominator(const std::vector<Vec>& X) {
-  mpz_class L = 1;
+std::vector<std::vector<mpz_class>> common_denominator(const std::vector<Vec>& X, mpz_class& L) {
+  L = 1;
   for (const auto& x : X)
     for (const auto& c : x) mpz_lcm(L.get_mpz_t(), L.get_mpz_t(), c.get_den_mpz_t());
   std::vector<std::vector<mpz_class>> Z;
@@ -61,7 +61,8 @@ std::vector<Vec> attended(const LowRank& A, const std::vector<Vec>& X) {
     return out;
   }
   if (A.terms.empty()) {  // A = alpha I, alpha != 0: the order of alpha <x_i, x_l>
-    const std::vector<std::vector<mpz_class>> Z = common_denominator(X);
+    mpz_class L;
+    const std::vector<std::vector<mpz_class>> Z = common_denominator(X, L);
     for (const auto& zi : Z) {
       std::vector<Q> scores;
       for (const auto& zl : Z) {
@@ -106,6 +107,27 @@ bool sums_vanish(const Block& b, const std::vector<std::size_t>& dir, const std:
 }
 
 }  // namespace
+
+std::vector<std::vector<Q>> all_scores(const LowRank& A, const std::vector<Vec>& X) {
+  std::vector<std::vector<Q>> s(X.size(), std::vector<Q>(X.size()));
+  if (A.terms.empty()) {  // alpha <x_i, x_l> = alpha <z_i, z_l> / L^2
+    mpz_class L;
+    const std::vector<std::vector<mpz_class>> Z = common_denominator(X, L);
+    const Q factor = A.alpha / Q(L * L);
+    for (std::size_t i = 0; i < Z.size(); ++i)
+      for (std::size_t l = i; l < Z.size(); ++l) {
+        mpz_class g = 0;
+        for (std::size_t c = 0; c < Z[i].size(); ++c) g += Z[i][c] * Z[l][c];
+        s[i][l] = s[l][i] = factor * g;
+      }
+    return s;
+  }
+  for (std::size_t i = 0; i < X.size(); ++i) {
+    const Vec Ax = A.apply(X[i]);
+    for (std::size_t l = 0; l < X.size(); ++l) s[i][l] = dot(Ax, X[l]);
+  }
+  return s;
+}
 
 Q dot(const Vec& a, const Vec& b) {
   Q s = 0;

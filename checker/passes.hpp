@@ -71,5 +71,8 @@ std::map<std::size_t, Run> find_runs(const Model& m, const std::vector<FeedForwa
 Readings empty_readings(const RowIds& ids);
 std::vector<FeedForwardPlan> feed_forward_plans(const Model& m, const RowIds& ids);
 Q dot(const Vec& a, const Vec& b);
+// The scores <A x_i, x_l> of every pair of tokens, exact; with A = alpha I as integer dot
+// products over the tokens' common denominator.
+std::vector<std::vector<Q>> all_scores(const LowRank& A, const std::vector<Vec>& X);
 
 }  // namespace check

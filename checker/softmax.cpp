@@ -16,7 +16,7 @@ namespace {
 struct Token {
   Vec c, v;  // v empty: exact
   Q lo, hi;
-  Readings cache;  // readings of c
+  Readings cache, v_cache;  // readings of c and of v
 };
 
 // [exp(a)] for a rational a <= 0, as exact rationals: exp is increasing, so rounding the
@@ -66,10 +66,9 @@ void softmax_rank_one(const Block& b, Sequence& s, const Q& tau, unsigned bits, 
   std::vector<Q> t;
   for (const auto& x : X) t.push_back(dot(q, x));
   spread = *std::max_element(t.begin(), t.end()) - *std::min_element(t.begin(), t.end());
+  const std::vector<std::vector<Q>> scores = all_scores(b.A, X);
   for (std::size_t i = 0; i < X.size(); ++i) {
-    const Vec Ax = b.A.apply(X[i]);
-    std::vector<Q> score;
-    for (const auto& y : X) score.push_back(dot(Ax, y));
+    const std::vector<Q>& score = scores[i];
     const Q best = *std::max_element(score.begin(), score.end());
     Q t_ref = 0, second;
     std::size_t ties = 0;
@@ -133,7 +132,8 @@ std::string feed_forward(const FeedForwardPlan& plan, Token& t) {
   for (auto& x : c) x *= b.eta;
   for (auto& x : v) x *= b.eta;
   for (std::size_t u = 0; u < p0.size(); ++u) {
-    const Q p1 = dot(b.U[u], t.v), a = p0[u] + t.lo * p1, z = p0[u] + t.hi * p1;
+    const Q p1 = plan.ids.scale[plan.k][u] * reading(plan.ids, plan.ids.id[plan.k][u], t.v, t.v_cache);
+    const Q a = p0[u] + t.lo * p1, z = p0[u] + t.hi * p1;
     if (a <= 0 && z <= 0) continue;  // off on the whole enclosure
     if (a < 0 || z < 0) return "unit " + std::to_string(u + 1) + " changes sign on the enclosure";
     for (std::size_t i = 0; i < c.size(); ++i) c[i] += b.W[i][u] * p0[u], v[i] += b.W[i][u] * p1;
@@ -141,6 +141,7 @@ std::string feed_forward(const FeedForwardPlan& plan, Token& t) {
   t.c = std::move(c);
   t.v = std::move(v);
   t.cache.clear();
+  t.v_cache.clear();
   bool zero = true;
   for (const auto& x : t.v) zero = zero && x == 0;
   if (zero) t.v.clear();
@@ -154,7 +155,8 @@ std::string walk_run(const Run& run, const std::vector<FeedForwardPlan>& ff, Tok
     const RowIds& ids = ff[k].ids;
     Q rmin = reading(ids, run.dir, t.c, t.cache), rmax = rmin;
     if (!t.v.empty()) {
-      const Q rv = dot(ids.dirs[run.dir], t.v), a = rmin + t.lo * rv, z = rmin + t.hi * rv;
+      const Q& rv = reading(ids, run.dir, t.v, t.v_cache);
+      const Q a = rmin + t.lo * rv, z = rmin + t.hi * rv;
       rmin = std::min(a, z), rmax = std::max(a, z);
     }
     k = run.next(rmin, rmax, k);
@@ -174,7 +176,7 @@ SoftmaxOutcome softmax_pass(const Model& m, const Dataset& data, const Q& tau, u
   SoftmaxOutcome out;
   for (const auto& pair : data.pairs) {
     Sequence s;
-    for (const auto& x : pair.input) s.X.push_back({x, {}, 0, 0, empty_readings(ids)});
+    for (const auto& x : pair.input) s.X.push_back({x, {}, 0, 0, empty_readings(ids), empty_readings(ids)});
     std::optional<Q> gap, spread;
     std::string why;
     for (std::size_t k = 0; k < m.blocks.size() && why.empty(); ++k) {
@@ -186,7 +188,7 @@ SoftmaxOutcome softmax_pass(const Model& m, const Dataset& data, const Q& tau, u
       if (auto w = softmax_attention(m.blocks[k], s, tau, bits, gap, spread); !w.empty())
         why = "block " + std::to_string(k + 1) + " attention: " + w;
       if (!(m.blocks[k].rho == 1 && m.blocks[k].V.zero()))
-        for (auto& t : s.X) t.cache.clear();
+        for (auto& t : s.X) t.cache.clear(), t.v_cache.clear();
       for (std::size_t i = 0; i < s.X.size() && why.empty(); ++i)
         if (auto w = feed_forward(ff[k], s.X[i]); !w.empty())
           why = "block " + std::to_string(k + 1) + " feed-forward, token " + std::to_string(i + 1) + ": " + w;
