@@ -34,6 +34,7 @@ const json& field(const json& object, const std::string& key, const std::string&
 // ---- the dataset (dataset.cpp) ----
 struct Pair {
   std::vector<Vec> input, output;
+  std::size_t index = 0;  // in the file
 };
 struct Dataset {
   std::size_t d = 0;

@@ -7,7 +7,7 @@
 namespace check {
 
 struct Inputs {
-  std::string dataset_bytes, model_bytes;
+  std::string dataset_sha256, model_sha256;  // of the files' bytes (a safetensors model: of its JSON)
   Dataset data;
   Model model;
   json cert;  // numbers as decimal text

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <new>
 #include <optional>
+#include <utility>
 
 #include "claims.hpp"
 
@@ -18,20 +19,21 @@ const char* kUsage =
 int run(const std::string& dataset_path, const std::string& model_path, const std::string& cert_path) {
   using namespace check;
   Inputs in;
-  in.dataset_bytes = read_bytes(dataset_path);
-  in.model_bytes = read_bytes(model_path);
+  std::string dataset_text = read_bytes(dataset_path), model_text = read_bytes(model_path);
   std::optional<SafetensorsModel> st;
   if (model_path.ends_with(".safetensors")) {
-    st = read_safetensors(std::move(in.model_bytes), model_path);
-    in.model_bytes = st->model_json;  // model.sha256 is of these bytes; the model is read from them
+    st = read_safetensors(std::move(model_text), model_path);
+    model_text = std::move(st->model_json);  // model.sha256 is of these bytes; the model is read from them
   }
   in.cert = parse_json_exact(read_bytes(cert_path), cert_path);
   if (field(in.cert, "format", cert_path) != "seqi-certificate" || field(in.cert, "version", cert_path) != "1")
     throw BadInput(cert_path + ": not a seqi-certificate of version 1");
   if (const json& s = field(in.cert, "setting", cert_path); s != "hardmax" && s != "softmax")
     throw BadInput(cert_path + ": \"setting\" must be \"hardmax\" or \"softmax\"");
-  in.data = read_dataset(in.dataset_bytes, dataset_path);
-  in.model = read_model(in.model_bytes, st ? model_path + " metadata seqi_model_json" : model_path);
+  in.dataset_sha256 = sha256_hex(dataset_text);
+  in.data = read_dataset(std::exchange(dataset_text, {}), dataset_path);
+  in.model_sha256 = sha256_hex(model_text);
+  in.model = read_model(std::exchange(model_text, {}), st ? model_path + " metadata seqi_model_json" : model_path);
   Report r;
   r.confirmed("dataset hypotheses H1-H5 (" + std::to_string(in.data.merged) + " duplicate pairs merged)");
   check_hashes_and_counts(r, in);

@@ -108,7 +108,7 @@ std::string tensor_difference(const SafetensorsModel& st, const std::string& nam
 // The metadata against the certificate, the dataset and the exact model.
 void check_metadata(Report& r, const Inputs& in, const SafetensorsModel& st, std::size_t h, std::size_t w) {
   const auto meta = [&st](const char* key) { return st.metadata.count(key) ? st.metadata.at(key) : std::string("(missing)"); };
-  const std::string setting = field(in.cert, "setting", "certificate"), hash = sha256_hex(in.dataset_bytes);
+  const std::string setting = field(in.cert, "setting", "certificate"), hash = in.dataset_sha256;
   std::vector<std::pair<std::string, std::string>> wrong;  // key, why
   if (meta("attention") != setting)
     wrong.emplace_back("attention", meta("attention") + ", the certificate's setting is " + setting);

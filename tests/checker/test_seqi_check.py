@@ -246,6 +246,17 @@ def tamper_claims(args, tmp, failures):
     with open(other, "w") as g:
         json.dump(data, g)
     expect(failures, "dataset target changed", case.check(dataset=other), 1, "REFUTED: sequences sequence 1 verdict")
+    data["pairs"][0]["output"][0][0] = 0
+    data["pairs"].append({"input": list(reversed(data["pairs"][1]["input"])), "output": data["pairs"][1]["output"]})
+    with open(other, "w") as g:
+        json.dump(data, g)
+    expect(failures, "a pair repeated (tokens reordered) is merged", case.check(dataset=other), 1,
+           "confirmed: dataset hypotheses H1-H5 (1 duplicate pairs merged)")
+    data["pairs"][-1]["output"] = data["pairs"][0]["output"]
+    with open(other, "w") as g:
+        json.dump(data, g)
+    expect(failures, "the same input set with another output set", case.check(dataset=other), 2,
+           "same input set as pair 2 with another output set (H3")
     expect(failures, "missing file", case.check(model=os.path.join(tmp, "none.json")), 2, "bad input")
     expect(failures, "verify --certificate with --model", run([args.verify, "--model", case.model, "--certificate",
                                                                os.path.join(tmp, "c.json"), case.dataset]),
