@@ -49,37 +49,20 @@ std::vector<std::vector<mpz_class>> common_denominator(const std::vector<Vec>& X
 // The averaged token m_i each token attends to.
 std::vector<Vec> attended(const LowRank& A, const std::vector<Vec>& X) {
   std::vector<Vec> out;
-  if (A.alpha == 0 && A.terms.size() <= 1) {
+  if (A.zero()) return std::vector<Vec>(X.size(), mean_of(X, extreme(std::vector<Q>(X.size()), 0)));  // all tie
+  if (A.alpha == 0 && A.terms.size() == 1) {
     // <A x_i, x_l> = (q.x_i)(p.x_l): the argmax set depends only on the sign of q.x_i.
     std::vector<Q> read;
-    for (const auto& x : X) read.push_back(A.terms.empty() ? Q(0) : dot(A.terms[0].first, x));
+    for (const auto& x : X) read.push_back(dot(A.terms[0].first, x));
     const Vec up = mean_of(X, extreme(read, 1)), down = mean_of(X, extreme(read, -1)), all = mean_of(X, extreme(read, 0));
     for (const auto& x : X) {
-      const int s = A.terms.empty() ? 0 : sgn(dot(A.terms[0].second, x));
+      const int s = sgn(dot(A.terms[0].second, x));
       out.push_back(s > 0 ? up : s < 0 ? down : all);
     }
     return out;
   }
-  if (A.terms.empty()) {  // A = alpha I, alpha != 0: the order of alpha <x_i, x_l>
-    mpz_class L;
-    const std::vector<std::vector<mpz_class>> Z = common_denominator(X, L);
-    for (const auto& zi : Z) {
-      std::vector<Q> scores;
-      for (const auto& zl : Z) {
-        mpz_class s = 0;
-        for (std::size_t c = 0; c < zi.size(); ++c) s += zi[c] * zl[c];
-        scores.emplace_back(A.alpha > 0 ? mpz_class(s) : mpz_class(-s));
-      }
-      out.push_back(mean_of(X, extreme(scores, 1)));
-    }
-    return out;
-  }
-  for (const auto& x : X) {  // any A: every score, O(n^2 d)
-    const Vec Ax = A.apply(x);
-    std::vector<Q> scores;
-    for (const auto& y : X) scores.push_back(dot(Ax, y));
-    out.push_back(mean_of(X, extreme(scores, 1)));
-  }
+  // any other A: every score (all_scores: integer dot products when A = alpha I)
+  for (const auto& scores : all_scores(A, X)) out.push_back(mean_of(X, extreme(scores, 1)));
   return out;
 }
 
@@ -132,7 +115,7 @@ std::vector<std::vector<Q>> all_scores(const LowRank& A, const std::vector<Vec>&
 Q dot(const Vec& a, const Vec& b) {
   Q s = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i] != 0) s += a[i] * b[i];
+    if (a[i] != 0 && b[i] != 0) s += a[i] * b[i];
   return s;
 }
 
@@ -141,9 +124,12 @@ void hardmax_attention(const Block& b, std::vector<Vec>& X) {
   const std::vector<Vec> m = attended(b.A, X);
   const Vec* last = nullptr;
   Vec shift;
+  const bool keep = b.rho == 1;
   for (std::size_t i = 0; i < X.size(); ++i) {
     if (last == nullptr || m[i] != *last) shift = b.V.apply(m[i]), last = &m[i];
-    for (std::size_t c = 0; c < X[i].size(); ++c) X[i][c] = b.rho * X[i][c] + shift[c];
+    for (std::size_t c = 0; c < X[i].size(); ++c)
+      if (keep) X[i][c] += shift[c];
+      else X[i][c] = b.rho * X[i][c] + shift[c];
   }
 }
 
