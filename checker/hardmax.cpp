@@ -218,7 +218,7 @@ std::vector<std::string> hardmax_pass(const Model& m, const Dataset& data) {
   const std::map<std::size_t, Run> runs = find_runs(m, ff);
   std::vector<std::string> verdicts;
   for (const auto& pair : data.pairs) {
-    std::vector<Vec> X = pair.input;
+    std::vector<Vec> X = pair.input.get();
     std::vector<Readings> cache(X.size(), empty_readings(ids));
     for (std::size_t k = 0; k < m.blocks.size(); ++k) {
       if (const auto run = runs.find(k); run != runs.end()) {
@@ -232,7 +232,7 @@ std::vector<std::string> hardmax_pass(const Model& m, const Dataset& data) {
       }
       for (std::size_t i = 0; i < X.size(); ++i) ff[k].apply(X[i], cache[i]);
     }
-    verdicts.push_back(set_difference_text(std::move(X), pair.output));
+    verdicts.push_back(set_difference_text(std::move(X), pair.output.get()));
   }
   return verdicts;
 }

@@ -176,7 +176,7 @@ SoftmaxOutcome softmax_pass(const Model& m, const Dataset& data, const Q& tau, u
   SoftmaxOutcome out;
   for (const auto& pair : data.pairs) {
     Sequence s;
-    for (const auto& x : pair.input) s.X.push_back({x, {}, 0, 0, empty_readings(ids), empty_readings(ids)});
+    for (const auto& x : pair.input.get()) s.X.push_back({x, {}, 0, 0, empty_readings(ids), empty_readings(ids)});
     std::optional<Q> gap, spread;
     std::string why;
     for (std::size_t k = 0; k < m.blocks.size() && why.empty(); ++k) {
@@ -195,7 +195,7 @@ SoftmaxOutcome softmax_pass(const Model& m, const Dataset& data, const Q& tau, u
     }
     for (std::size_t i = 0; i < s.X.size() && why.empty(); ++i)
       if (!s.X[i].v.empty()) why = "output token " + std::to_string(i + 1) + " is enclosed, not exact";
-    out.verdicts.push_back(why.empty() ? set_difference_text(s.points(), pair.output) : why);
+    out.verdicts.push_back(why.empty() ? set_difference_text(s.points(), pair.output.get()) : why);
     out.gap.push_back(gap);
     out.spread.push_back(spread);
   }
