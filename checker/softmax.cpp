@@ -123,28 +123,30 @@ std::string softmax_attention(const Block& b, Sequence& s, const Q& tau, unsigne
   return "";
 }
 
-// x = c + e v through one feed-forward layer; "" or the undecided unit.
+// x = c + e v through one feed-forward layer; "" or the undecided unit. Every unit's sign is
+// decided first, then the token is updated in place (left alone, caches and all, when every
+// unit is off and eta = 1).
 std::string feed_forward(const FeedForwardPlan& plan, Token& t) {
   const Block& b = plan.block;
   if (t.v.empty()) return plan.apply(t.c, t.cache), "";
   const std::vector<Q> p0 = plan.pre_activations(t.c, t.cache);
-  Vec c = t.c, v = t.v;
-  for (auto& x : c) x *= b.eta;
-  for (auto& x : v) x *= b.eta;
+  std::vector<Q> p1(p0.size());
+  std::vector<std::size_t> on;
   for (std::size_t u = 0; u < p0.size(); ++u) {
-    const Q p1 = plan.ids.scale[plan.k][u] * reading(plan.ids, plan.ids.id[plan.k][u], t.v, t.v_cache);
-    const Q a = p0[u] + t.lo * p1, z = p0[u] + t.hi * p1;
+    p1[u] = plan.ids.scale[plan.k][u] * reading(plan.ids, plan.ids.id[plan.k][u], t.v, t.v_cache);
+    const Q a = p0[u] + t.lo * p1[u], z = p0[u] + t.hi * p1[u];
     if (a <= 0 && z <= 0) continue;  // off on the whole enclosure
     if (a < 0 || z < 0) return "unit " + std::to_string(u + 1) + " changes sign on the enclosure";
-    for (std::size_t i = 0; i < c.size(); ++i) c[i] += b.W[i][u] * p0[u], v[i] += b.W[i][u] * p1;
+    on.push_back(u);  // on on the whole enclosure
   }
-  t.c = std::move(c);
-  t.v = std::move(v);
+  if (on.empty() && b.eta == 1) return "";
+  for (std::size_t i = 0; i < t.c.size(); ++i) {
+    if (b.eta != 1) t.c[i] *= b.eta, t.v[i] *= b.eta;
+    for (std::size_t u : on) t.c[i] += b.W[i][u] * p0[u], t.v[i] += b.W[i][u] * p1[u];
+  }
   t.cache.clear();
   t.v_cache.clear();
-  bool zero = true;
-  for (const auto& x : t.v) zero = zero && x == 0;
-  if (zero) t.v.clear();
+  if (std::all_of(t.v.begin(), t.v.end(), [](const Q& x) { return x == 0; })) t.v.clear();
   return "";
 }
 
