@@ -32,8 +32,23 @@ std::size_t parse_count(const json& value, const std::string& where);
 const json& field(const json& object, const std::string& key, const std::string& where);
 
 // ---- the dataset (dataset.cpp) ----
+// A sequence's tokens stored compactly: integers over one common denominator (Fashion-MNIST's
+// pixels are k/255), or the rationals themselves when a numerator does not fit in a long.
+class Tokens {
+ public:
+  explicit Tokens(const std::vector<Vec>& x);
+  std::vector<Vec> get() const;  // exactly the tokens given
+  std::size_t size() const { return n_; }
+
+ private:
+  std::size_t n_ = 0, d_ = 0;
+  mpz_class den_ = 1;
+  std::vector<long> num_;   // n x d, row-major
+  std::vector<Vec> exact_;  // when num_ cannot hold them
+};
 struct Pair {
-  std::vector<Vec> input, output;
+  Tokens input, output;
+  std::size_t index = 0;  // in the file
 };
 struct Dataset {
   std::size_t d = 0;

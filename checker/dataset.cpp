@@ -1,7 +1,7 @@
 // The dataset and its hypotheses H1-H5 (def:hypotheses in proofs/construction.tex), checked
 // from their definitions: sets are compared as sorted lists of exact rational points.
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 
 #include "check.hpp"
 
@@ -30,37 +30,83 @@ std::vector<Vec> distinct_sorted(std::vector<Vec> tokens, const std::string& whe
   return tokens;
 }
 
+// A hash of a sorted token set, to find repeated input sets; equality is then decided exactly.
+std::size_t set_hash(const std::vector<Vec>& tokens) {
+  std::size_t h = tokens.size();
+  const auto mix = [&h](const mpz_class& z) {
+    h = h * 1000003 + static_cast<std::size_t>(mpz_sgn(z.get_mpz_t())) + mpz_get_ui(z.get_mpz_t());
+  };
+  for (const auto& x : tokens)
+    for (const auto& c : x) mix(c.get_num()), mix(c.get_den());
+  return h;
+}
+
 }  // namespace
 
 Dataset read_dataset(const std::string& text, const std::string& path) {
-  const json j = parse_json_exact(text, path);
+  json j = parse_json_exact(text, path);
   Dataset data;
   data.d = parse_count(field(j, "dimension", path), path + " \"dimension\"");
   if (data.d < 2) throw BadInput(path + ": \"dimension\" must be at least 2 (H4)");
-  const json& pairs = field(j, "pairs", path);
+  (void)field(j, "pairs", path);
+  json& pairs = j["pairs"];
   if (!pairs.is_array() || pairs.empty()) throw BadInput(path + ": \"pairs\" must be a non-empty list");
-  std::map<std::vector<Vec>, std::pair<std::size_t, std::vector<Vec>>> seen;  // input set -> (pair, output set)
+  std::unordered_multimap<std::size_t, std::size_t> seen;  // hash of the input set -> pair (in data.pairs)
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const std::string where = path + ": pair " + std::to_string(k + 1);
-    Pair p{read_tokens(field(pairs[k], "input", where), data.d, where + " input"),
-           read_tokens(field(pairs[k], "output", where), data.d, where + " output")};
-    if (p.output.empty() || p.output.size() > p.input.size())
-      throw BadInput(where + ": H5 needs 1 <= m <= n, got n = " + std::to_string(p.input.size()) +
-                     ", m = " + std::to_string(p.output.size()));
-    auto in_set = distinct_sorted(p.input, where + " input", "H1");
-    auto out_set = distinct_sorted(p.output, where + " output", "H2");
-    if (auto it = seen.find(in_set); it != seen.end()) {
-      if (it->second.second != out_set)
-        throw BadInput(where + ": same input set as pair " + std::to_string(it->second.first + 1) +
+    const std::vector<Vec> input = read_tokens(field(pairs[k], "input", where), data.d, where + " input");
+    const std::vector<Vec> output = read_tokens(field(pairs[k], "output", where), data.d, where + " output");
+    pairs[k] = nullptr;  // read: its text is no longer needed
+    if (output.empty() || output.size() > input.size())
+      throw BadInput(where + ": H5 needs 1 <= m <= n, got n = " + std::to_string(input.size()) +
+                     ", m = " + std::to_string(output.size()));
+    const auto in_set = distinct_sorted(input, where + " input", "H1");
+    const auto out_set = distinct_sorted(output, where + " output", "H2");
+    const std::size_t h = set_hash(in_set);
+    bool duplicate = false;
+    for (auto [it, end] = seen.equal_range(h); it != end && !duplicate; ++it) {
+      const Pair& q = data.pairs[it->second];
+      if (distinct_sorted(q.input.get(), "", "H1") != in_set) continue;  // the same hash, another set
+      if (distinct_sorted(q.output.get(), "", "H2") != out_set)
+        throw BadInput(where + ": same input set as pair " + std::to_string(q.index + 1) +
                        " with another output set (H3: no set-to-set map can do both)");
+      duplicate = true;
+    }
+    if (duplicate) {
       ++data.merged;  // a duplicate pair: removed (def:hypotheses)
       continue;
     }
-    seen.emplace(std::move(in_set), std::make_pair(k, std::move(out_set)));
-    data.sum_m += p.output.size();
-    data.pairs.push_back(std::move(p));
+    seen.emplace(h, data.pairs.size());
+    data.sum_m += output.size();
+    data.pairs.push_back({Tokens(input), Tokens(output), k});
   }
   return data;
+}
+
+Tokens::Tokens(const std::vector<Vec>& x) : n_(x.size()), d_(x.empty() ? 0 : x[0].size()) {
+  for (const auto& t : x)
+    for (const auto& c : t) mpz_lcm(den_.get_mpz_t(), den_.get_mpz_t(), c.get_den_mpz_t());
+  for (const auto& t : x)
+    for (const auto& c : t) {
+      const mpz_class z = c.get_num() * (den_ / c.get_den());
+      if (!z.fits_slong_p()) {
+        num_.clear();
+        exact_ = x;
+        return;
+      }
+      num_.push_back(z.get_si());
+    }
+}
+
+std::vector<Vec> Tokens::get() const {
+  if (!exact_.empty()) return exact_;
+  std::vector<Vec> x(n_, Vec(d_));
+  for (std::size_t i = 0; i < n_; ++i)
+    for (std::size_t c = 0; c < d_; ++c) {
+      x[i][c] = Q(mpz_class(num_[i * d_ + c]), den_);
+      x[i][c].canonicalize();
+    }
+  return x;
 }
 
 std::string show(const Vec& x) {

@@ -69,6 +69,7 @@ Model read_model(const std::string& text, const std::string& path) {
   m.d = parse_count(field(j, "dimension", path), path + " \"dimension\"");
   const json& blocks = field(j, "blocks", path);
   if (!blocks.is_array()) throw BadInput(path + ": \"blocks\" must be a list");
+  m.blocks.reserve(blocks.size());
   for (std::size_t k = 0; k < blocks.size(); ++k) {
     const std::string w = path + ": block " + std::to_string(k + 1);
     const json& bj = blocks[k];

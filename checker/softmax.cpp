@@ -16,7 +16,7 @@ namespace {
 struct Token {
   Vec c, v;  // v empty: exact
   Q lo, hi;
-  Readings cache;  // readings of c
+  Readings cache, v_cache;  // readings of c and of v
 };
 
 // [exp(a)] for a rational a <= 0, as exact rationals: exp is increasing, so rounding the
@@ -66,10 +66,9 @@ void softmax_rank_one(const Block& b, Sequence& s, const Q& tau, unsigned bits, 
   std::vector<Q> t;
   for (const auto& x : X) t.push_back(dot(q, x));
   spread = *std::max_element(t.begin(), t.end()) - *std::min_element(t.begin(), t.end());
+  const std::vector<std::vector<Q>> scores = all_scores(b.A, X);
   for (std::size_t i = 0; i < X.size(); ++i) {
-    const Vec Ax = b.A.apply(X[i]);
-    std::vector<Q> score;
-    for (const auto& y : X) score.push_back(dot(Ax, y));
+    const std::vector<Q>& score = scores[i];
     const Q best = *std::max_element(score.begin(), score.end());
     Q t_ref = 0, second;
     std::size_t ties = 0;
@@ -124,26 +123,49 @@ std::string softmax_attention(const Block& b, Sequence& s, const Q& tau, unsigne
   return "";
 }
 
-// x = c + e v through one feed-forward layer; "" or the undecided unit.
+// x = c + e v through one feed-forward layer; "" or the undecided unit. Every unit's sign is
+// decided first, then the token is updated in place (left alone, caches and all, when every
+// unit is off and eta = 1).
 std::string feed_forward(const FeedForwardPlan& plan, Token& t) {
   const Block& b = plan.block;
   if (t.v.empty()) return plan.apply(t.c, t.cache), "";
   const std::vector<Q> p0 = plan.pre_activations(t.c, t.cache);
-  Vec c = t.c, v = t.v;
-  for (auto& x : c) x *= b.eta;
-  for (auto& x : v) x *= b.eta;
+  std::vector<Q> p1(p0.size());
+  std::vector<std::size_t> on;
   for (std::size_t u = 0; u < p0.size(); ++u) {
-    const Q p1 = dot(b.U[u], t.v), a = p0[u] + t.lo * p1, z = p0[u] + t.hi * p1;
+    p1[u] = plan.ids.scale[plan.k][u] * reading(plan.ids, plan.ids.id[plan.k][u], t.v, t.v_cache);
+    const Q a = p0[u] + t.lo * p1[u], z = p0[u] + t.hi * p1[u];
     if (a <= 0 && z <= 0) continue;  // off on the whole enclosure
     if (a < 0 || z < 0) return "unit " + std::to_string(u + 1) + " changes sign on the enclosure";
-    for (std::size_t i = 0; i < c.size(); ++i) c[i] += b.W[i][u] * p0[u], v[i] += b.W[i][u] * p1;
+    on.push_back(u);  // on on the whole enclosure
   }
-  t.c = std::move(c);
-  t.v = std::move(v);
+  if (on.empty() && b.eta == 1) return "";
+  for (std::size_t i = 0; i < t.c.size(); ++i) {
+    if (b.eta != 1) t.c[i] *= b.eta, t.v[i] *= b.eta;
+    for (std::size_t u : on) t.c[i] += b.W[i][u] * p0[u], t.v[i] += b.W[i][u] * p1[u];
+  }
   t.cache.clear();
-  bool zero = true;
-  for (const auto& x : t.v) zero = zero && x == 0;
-  if (zero) t.v.clear();
+  t.v_cache.clear();
+  if (std::all_of(t.v.begin(), t.v.end(), [](const Q& x) { return x == 0; })) t.v.clear();
+  return "";
+}
+
+// Through the blocks of a run, one token: only the blocks whose hat meets its readings
+// c.dir + e v.dir, e in [lo, hi]. "" or "block K feed-forward, token I: why".
+std::string walk_run(const Run& run, const std::vector<FeedForwardPlan>& ff, Token& t, std::size_t i) {
+  for (std::size_t k = run.begin; k < run.end; ++k) {
+    const RowIds& ids = ff[k].ids;
+    Q rmin = reading(ids, run.dir, t.c, t.cache), rmax = rmin;
+    if (!t.v.empty()) {
+      const Q& rv = reading(ids, run.dir, t.v, t.v_cache);
+      const Q a = rmin + t.lo * rv, z = rmin + t.hi * rv;
+      rmin = std::min(a, z), rmax = std::max(a, z);
+    }
+    k = run.next(rmin, rmax, k);
+    if (k == run.end) break;
+    if (auto w = feed_forward(ff[k], t); !w.empty())
+      return "block " + std::to_string(k + 1) + " feed-forward, token " + std::to_string(i + 1) + ": " + w;
+  }
   return "";
 }
 
@@ -152,24 +174,30 @@ std::string feed_forward(const FeedForwardPlan& plan, Token& t) {
 SoftmaxOutcome softmax_pass(const Model& m, const Dataset& data, const Q& tau, unsigned bits) {
   const RowIds ids(m);
   const std::vector<FeedForwardPlan> ff = feed_forward_plans(m, ids);
+  const std::map<std::size_t, Run> runs = find_runs(m, ff);
   SoftmaxOutcome out;
   for (const auto& pair : data.pairs) {
     Sequence s;
-    for (const auto& x : pair.input) s.X.push_back({x, {}, 0, 0, empty_readings(ids)});
+    for (const auto& x : pair.input.get()) s.X.push_back({x, {}, 0, 0, empty_readings(ids), empty_readings(ids)});
     std::optional<Q> gap, spread;
     std::string why;
     for (std::size_t k = 0; k < m.blocks.size() && why.empty(); ++k) {
+      if (const auto run = runs.find(k); run != runs.end()) {
+        for (std::size_t i = 0; i < s.X.size() && why.empty(); ++i) why = walk_run(run->second, ff, s.X[i], i);
+        k = run->second.end - 1;
+        continue;
+      }
       if (auto w = softmax_attention(m.blocks[k], s, tau, bits, gap, spread); !w.empty())
         why = "block " + std::to_string(k + 1) + " attention: " + w;
       if (!(m.blocks[k].rho == 1 && m.blocks[k].V.zero()))
-        for (auto& t : s.X) t.cache.clear();
+        for (auto& t : s.X) t.cache.clear(), t.v_cache.clear();
       for (std::size_t i = 0; i < s.X.size() && why.empty(); ++i)
         if (auto w = feed_forward(ff[k], s.X[i]); !w.empty())
           why = "block " + std::to_string(k + 1) + " feed-forward, token " + std::to_string(i + 1) + ": " + w;
     }
     for (std::size_t i = 0; i < s.X.size() && why.empty(); ++i)
       if (!s.X[i].v.empty()) why = "output token " + std::to_string(i + 1) + " is enclosed, not exact";
-    out.verdicts.push_back(why.empty() ? set_difference_text(s.points(), pair.output) : why);
+    out.verdicts.push_back(why.empty() ? set_difference_text(s.points(), pair.output.get()) : why);
     out.gap.push_back(gap);
     out.spread.push_back(spread);
   }

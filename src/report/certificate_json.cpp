@@ -68,8 +68,9 @@ json softmax_claims(const Certificate& cert, const Dataset& data) {
           {"per_sequence", std::move(per)}};
 }
 
-// The float64 statement (lem:float-run): a claim beside the exact one, never part of the verdict.
-json float64_claims(const std::optional<FloatRunFacts>& statement) {
+// A float statement (lem:float-run, float64 or float32): a claim beside the exact one, never
+// part of the verdict.
+json float_claims(const std::optional<FloatRunFacts>& statement) {
   if (!statement) return {{"shown", false}, {"delta", nullptr}, {"failure", "not bounded: the run stopped before"}};
   if (!statement->certified) return {{"shown", false}, {"delta", nullptr}, {"failure", statement->failure}};
   char buf[40];
@@ -101,7 +102,8 @@ json certificate_json(const RunReport& report, const Dataset& data, const std::s
          {"bounds", bound_claims(cert)},
          {"sequences", std::move(seqs)},
          {"softmax", cert.softmax ? softmax_claims(cert, data) : json(nullptr)},
-         {"float64", float64_claims(report.float_statement)},
+         {"float64", float_claims(report.float_statement)},
+         {"float32", float_claims(report.float32_statement)},
          {"checks", std::move(checks)}};
   return j;
 }
