@@ -9,6 +9,7 @@
 
 #include "seqi/report/conditioning_report.hpp"
 #include "seqi/report/latex_escape.hpp"
+#include "seqi/report/learning_class.hpp"
 
 namespace seqi {
 
@@ -215,6 +216,7 @@ void define_counts(DataFile& f, const Certificate& cert) {
   f.def("certLifts", construction ? num(cert.construction->separation.lifts) : std::string("0"));
   f.def("certParamNormSq", to_string(c.param_norm_sq));
   f.def("certParamNormSqDecimal", approx_decimal(c.param_norm_sq, 8));
+  f.def("certLearningClass", latex_escape(learning_class(cert)));
   std::string bits;
   std::vector<std::string> phases{"input", "separation", "placement", "collapse", "interpolation", "user"};
   for (const auto& [phase, b] : cert.max_bits_by_phase)

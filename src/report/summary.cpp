@@ -8,6 +8,7 @@
 #include "seqi/report/general_summary.hpp"
 
 #include "seqi/numbers/display.hpp"
+#include "seqi/report/learning_class.hpp"
 
 namespace seqi {
 
@@ -69,6 +70,9 @@ std::string summary_text(const RunReport& report, const RunInfo& run) {
   o << "params:    " << c.params << " structured, " << c.params_dense << " with dense A, V; bound (20d+22) sum(m) = "
     << c.params_bound << "\n";
   o << "||theta||^2 = " << approx_decimal(c.param_norm_sq, 8) << " (exact value in --json)\n";
+  if (cert.verified && cert.construction)
+    o << "learning:  min of loss + eps ||theta||^2 <= eps ||theta||^2 above (lem:param-norm), over: "
+      << learning_class(cert) << "\n";
   if (cert.construction) o << "seed:      " << run.seed << "\n";
   if (cert.softmax) {
     const SoftmaxFacts& f = *cert.softmax;
@@ -136,6 +140,7 @@ nlohmann::json summary_json(const RunReport& report, const RunInfo& run) {
   j["params_bound"] = c.params_bound;
   j["params_bound_formula"] = "(20d+22)*sum_m";
   j["param_norm_sq"] = to_string(c.param_norm_sq);
+  j["learning_class"] = cert.verified && cert.construction ? nlohmann::json(learning_class(cert)) : nlohmann::json(nullptr);
   j["seed"] = cert.construction ? nlohmann::json(run.seed) : nlohmann::json(nullptr);
   j["max_coordinate_bits"] = cert.max_bits_by_phase;
   auto& checks = j["checks"] = nlohmann::json::array();
