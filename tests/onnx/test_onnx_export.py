@@ -31,22 +31,12 @@ import sys
 import tempfile
 from fractions import Fraction
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onnx_support import read_dataset, skip  # noqa: E402
+
 LARGE_BYTES = 20000
 NOT_SHOWN = {"words-300"}  # the float64 statement is not shown there (docs/float-statement.md)
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def skip(why):
-    print(f"SKIPPED: {why}; scripts/install-deps.sh --all installs it")
-    sys.exit(SKIP)
-
-
-def read_dataset(path):
-    with open(path) as f:
-        raw = json.load(f, parse_float=str, parse_int=str)
-    to_tokens = lambda seq: [[Fraction(c) for c in tok] for tok in seq]  # noqa: E731
-    return int(raw["dimension"]), [(to_tokens(p["input"]), to_tokens(p["output"])) for p in raw["pairs"]]
 
 
 def run_verify(verify, *args):

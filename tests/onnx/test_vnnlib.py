@@ -32,23 +32,13 @@ import sys
 import tempfile
 from fractions import Fraction
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onnx_support import read_dataset, skip  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = [("tiny-d2.json", "--exact"), ("tiny-d2.json", "--softmax"), ("mixed-d3.json", "--exact"),
          ("shared-tokens.json", "--softmax")]
 DECIMAL = re.compile(r"^-?[0-9]+(\.[0-9]+)?$")  # the exact decimals the writer promises
-
-
-def skip(why):
-    print(f"SKIPPED: {why}; scripts/install-deps.sh --all installs it")
-    sys.exit(SKIP)
-
-
-def read_dataset(path):
-    with open(path) as f:
-        raw = json.load(f, parse_float=str, parse_int=str)
-    to_tokens = lambda seq: [[Fraction(c) for c in tok] for tok in seq]  # noqa: E731
-    return int(raw["dimension"]), [(to_tokens(p["input"]), to_tokens(p["output"])) for p in raw["pairs"]]
 
 
 def number(text):
