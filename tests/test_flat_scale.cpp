@@ -64,6 +64,7 @@ BOOST_AUTO_TEST_CASE(run_order_goes_rightward_hats_down_then_mirrored_hats_up) {
   task.z = {Rational(-3), Rational(-1), Rational(1), Rational(3)};
   task.runs = {{0}, {1}, {2}, {3}};
   task.df = Rational(1, 8);
+  fill_windows(task);
   const std::vector<Rational> far(4, Rational(100));  // every target reads right of every window
   BOOST_TEST((*flat_run_order(task, far, {}) == std::vector<std::size_t>{3, 2, 1, 0}));
   BOOST_TEST((*flat_run_order(task, far, {true, true, false, false}) == std::vector<std::size_t>{3, 2, 0, 1}));

@@ -73,6 +73,14 @@ std::optional<std::vector<std::size_t>> prerequisite_order(
   return order;
 }
 
+// Indices of `values` in increasing order of value (ties by index).
+std::vector<std::size_t> increasing(const std::vector<Rational>& values) {
+  std::vector<std::size_t> order(values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  return order;
+}
+
 class FlatScaleSearch {
  public:
   FlatScaleSearch(const FlatHatTask& task, const Point& r_hat) : task_(task) {
@@ -90,6 +98,16 @@ class FlatScaleSearch {
     default_k_ = ty > 0 && zmax > 0 ? floor_log2(zmax / ty) : 0;
     log2_zmax_ = log2_abs(zmax);
     log2_r_hat_ = log2_norm(r_hat);
+    // What log2_error needs of the keys, once: their orders (a scale 2^k keeps the readings'
+    // order) and log2 |key| (log2 |2^k t_hat| = log2 |t_hat| + k).
+    z_order_ = increasing(task.z);
+    t_order_ = increasing(t_hat_);
+    for (const auto& z : task.z) log2_z_.push_back(log2_abs(z));
+    for (const auto& th : t_hat_) log2_t_hat_.push_back(log2_abs(th));
+    for (std::size_t u = 0; u < task.runs.size(); ++u) {
+      log2_window_.push_back(std::max(log2_abs(task.window_lo[u]), log2_abs(task.window_hi[u])));
+      log2_df_.push_back(log2_abs(task.df_of(u)));
+    }
   }
 
   long default_k() const { return default_k_; }
@@ -120,11 +138,12 @@ class FlatScaleSearch {
     // Slots: one per cluster (its collapsed token, keyed by z), then one per run (its placed
     // target, keyed by its reading), sorted by key.
     const std::size_t K = task_.z.size(), R = task_.runs.size();
-    std::vector<std::pair<Rational, std::size_t>> keys;
+    std::vector<std::pair<Rational, std::size_t>> keys;  // the merge of the two sorted orders
     keys.reserve(K + R);
-    for (std::size_t c = 0; c < K; ++c) keys.emplace_back(task_.z[c], c);
-    for (std::size_t u = 0; u < R; ++u) keys.emplace_back(t[u], K + u);
-    std::sort(keys.begin(), keys.end());
+    for (std::size_t i = 0, j = 0; i < K || j < R;) {
+      if (j == R || (i < K && task_.z[z_order_[i]] <= t[t_order_[j]])) keys.emplace_back(task_.z[z_order_[i]], z_order_[i]), ++i;
+      else keys.emplace_back(t[t_order_[j]], K + t_order_[j]), ++j;
+    }
     std::vector<std::size_t> slot(K + R);
     for (std::size_t i = 0; i < keys.size(); ++i) slot[keys[i].second] = i;
     auto first_above = [&](const Rational& x) {  // first slot whose key exceeds x
@@ -141,15 +160,15 @@ class FlatScaleSearch {
     };
     // Per present token: log2 (|reading| / yardstick) and log2 (1 / yardstick).
     RangeMax reading(keys.size()), scale(keys.size());
-    auto place = [&](std::size_t s, const Rational& key, double yard) {
-      reading.set(s, log2_abs(key) - yard);
+    auto place = [&](std::size_t s, double log2_key, double yard) {
+      reading.set(s, log2_key - yard);
       scale.set(s, -yard);
     };
     auto clear = [&](std::size_t s) {
       reading.set(s, kNone);
       scale.set(s, kNone);
     };
-    for (std::size_t c = 0; c < K; ++c) place(slot[c], task_.z[c], static_cast<double>(task_.log2_yardstick[c]));
+    for (std::size_t c = 0; c < K; ++c) place(slot[c], log2_z_[c], static_cast<double>(task_.log2_yardstick[c]));
 
     double writing = kNone, crossing = kNone;
     for (std::size_t u : order) {
@@ -158,15 +177,14 @@ class FlatScaleSearch {
       writing = std::max(writing, kLog2Unit + size - yardstick_[u]);
       // A token reading t on the active side of the window (right; left for a mirrored hat)
       // gets u |c| (|t| + |b|), b its breakpoints.
-      const Rational& df = task_.df_of(u);
-      const Rational left_end = task_.z[run.front()] - 2 * df, right_end = task_.z[run.back()] + 2 * df;
+      const Rational &left_end = task_.window_lo[u], &right_end = task_.window_hi[u];
       const bool left = !mirrored.empty() && mirrored[u];
       const std::size_t begin = left ? 0 : first_above(right_end), end = left ? first_at_least(left_end) : keys.size();
       const double lever = log2_sum(reading.max_over(begin, end),
-                                    std::max(log2_abs(left_end), log2_abs(right_end)) + scale.max_over(begin, end));
-      crossing = std::max(crossing, kLog2Unit + size - log2_abs(df) + lever);
+                                    log2_window_[u] + scale.max_over(begin, end));
+      crossing = std::max(crossing, kLog2Unit + size - log2_df_[u] + lever);
       for (std::size_t c : run) clear(slot[c]);
-      place(slot[K + u], t[u], yardstick_[u]);
+      place(slot[K + u], log2_t_hat_[u] + static_cast<double>(k), yardstick_[u]);
     }
     return std::max(writing, crossing);
   }
@@ -177,12 +195,23 @@ class FlatScaleSearch {
   std::vector<double> log2_y_, yardstick_;
   long default_k_ = 0;
   double log2_zmax_ = kNone, log2_r_hat_ = 0;
+  std::vector<std::size_t> z_order_, t_order_;  // indices by increasing z, by increasing t_hat
+  std::vector<double> log2_z_, log2_t_hat_, log2_window_, log2_df_;  // per cluster, run, run, run
 };
 
 }  // namespace
 
+void fill_windows(FlatHatTask& task) {
+  task.window_lo.clear();
+  task.window_hi.clear();
+  for (std::size_t u = 0; u < task.runs.size(); ++u) {
+    task.window_lo.push_back(task.z[task.runs[u].front()] - 2 * task.df_of(u));
+    task.window_hi.push_back(task.z[task.runs[u].back()] + 2 * task.df_of(u));
+  }
+}
+
 FlatHatTask flat_hat_task(const Dataset& data, const InterpolationRecord& rec) {
-  FlatHatTask task{rec.z, {}, rec.runs, rec.df, rec.run_df, {}};
+  FlatHatTask task{rec.z, {}, rec.runs, rec.df, rec.run_df, {}, {}, {}};
   for (const auto& pair : data.pairs) {
     Rational largest = 1;  // the replays measure sequence j relative to max(1, max |y|)
     for (const auto& y : pair.output) {
@@ -191,6 +220,7 @@ FlatHatTask flat_hat_task(const Dataset& data, const InterpolationRecord& rec) {
     }
     task.log2_yardstick.insert(task.log2_yardstick.end(), pair.output.size(), floor_log2(largest) / 2);
   }
+  fill_windows(task);
   return task;
 }
 
@@ -204,11 +234,11 @@ std::optional<std::vector<std::size_t>> flat_run_order(const FlatHatTask& task, 
     std::size_t lo = 0, hi = runs;  // first run w whose window ends right of t[u]
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      if (task.z[task.runs[mid].back()] + 2 * task.df_of(mid) <= t[u]) lo = mid + 1;
+      if (task.window_hi[mid] <= t[u]) lo = mid + 1;
       else hi = mid;
     }
     const std::size_t w = lo;
-    if (w < runs && w != u && task.z[task.runs[w].front()] - 2 * task.df_of(w) < t[u]) prerequisite[u] = w;
+    if (w < runs && w != u && task.window_lo[w] < t[u]) prerequisite[u] = w;
   }
   // Runs are numbered by increasing z: hats acting rightward from the last, then mirrored
   // ones from the first, keep every waiting token on the inactive side of every earlier hat
@@ -247,7 +277,7 @@ std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point&
   // [k0 - radius, k0 + radius], refined around its best point (both terms share
   // max |z| / |r|, which falls with k, while |c| |t| grows with |t|).
   std::vector<bool> below_zero(task.runs.size());
-  for (std::size_t u = 0; u < task.runs.size(); ++u) below_zero[u] = task.z[task.runs[u].back()] + 2 * task.df_of(u) <= 0;
+  for (std::size_t u = 0; u < task.runs.size(); ++u) below_zero[u] = task.window_hi[u] <= 0;
   const long radius = search.search_radius();
   auto lowest = fallback;
   auto try_k = [&](long k, const std::vector<bool>& mirrored) {

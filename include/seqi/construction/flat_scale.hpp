@@ -21,7 +21,12 @@ struct FlatHatTask {
   std::vector<long> log2_yardstick;             // per cluster: floor log2 max(1, max |y|) over its
                                                 // sequence's targets (the replays' relative scale)
   const Rational& df_of(std::size_t run) const { return run_df.empty() ? df : run_df[run]; }
+  // Per run, its window (z_lo - 2 df, z_hi + 2 df): set by fill_windows.
+  std::vector<Rational> window_lo, window_hi;
 };
+
+// Sets task.window_lo and task.window_hi from z, runs and the half-width steps.
+void fill_windows(FlatHatTask& task);
 
 // The task of the runs in `rec` (z, runs, df) for the targets of `data` (clusters j-major).
 FlatHatTask flat_hat_task(const Dataset& data, const InterpolationRecord& rec);
