@@ -312,6 +312,7 @@ void define_softmax_facts(DataFile& f, const Certificate& cert, const Conditioni
   const SoftmaxFacts* s = cert.softmax ? &*cert.softmax : nullptr;
   const bool tau_known = s && construction && !s->tau_unbounded;
   f.flag("certTauUnbounded", s && s->tau_unbounded);
+  f.flag("certMeanCollapse", construction && cert.construction->mean_collapse);
   const std::string no_tau = !s ? na : !construction ? "not certified (a given model)" : "unbounded";
   f.def("certTauStar", tau_known ? to_string(s->tau_star_lower) : no_tau);
   f.def("certTauStarDecimal", tau_known ? approx_decimal(s->tau_star_lower) : no_tau);
