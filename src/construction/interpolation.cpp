@@ -16,7 +16,8 @@ namespace seqi {
 namespace {
 
 constexpr int kFlatReadingDraws = 8;  // flat-hat readings compared when the first misses 2^-30
-constexpr int kFlatNormDraws = 4;     // flat-hat readings compared by their norm estimate at least
+constexpr int kFlatNormDraws = 4;     // flat-hat readings compared by their norm estimate at least,
+constexpr std::size_t kFlatNormRuns = 1000;  // up to this many runs (each draw's scale search is O(runs))
 constexpr long kFlatNormRadius = 12;  // scales 2^k tried around the float estimate's choice
 
 // A drawn flat-hat reading with its scale and the norm estimate of its hats.
@@ -149,7 +150,8 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
   // lightest wins, otherwise the best estimate; later draws change nothing else, as r is the last
   // seeded choice.
   int draws = 1;
-  for (; draws < kFlatReadingDraws && (draws < kFlatNormDraws || best.scale.log2_error > kFlatScaleLog2Goal); ++draws) {
+  const int norm_draws = runs <= kFlatNormRuns ? kFlatNormDraws : 1;
+  for (; draws < kFlatReadingDraws && (draws < norm_draws || best.scale.log2_error > kFlatScaleLog2Goal); ++draws) {
     FlatCandidate other;
     other.r_hat = dyadic_direction(rng, d, bits);
     auto scale = choose_flat_scale(task, other.r_hat);
