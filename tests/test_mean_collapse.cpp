@@ -59,12 +59,18 @@ BOOST_AUTO_TEST_CASE(classification_data_take_the_mean_collapse_and_verify) {
     const std::size_t N = 2 + i * 3;
     const int d = 2 + static_cast<int>(i % 5);
     const Dataset data = random_dataset(classification_spec(N, d), base + i);
-    const Construction built = build_interpolating_transformer(data, base + i);
+    const Construction lighter = build_interpolating_transformer(data, base + i);
+    const Construction built = build_interpolating_transformer(data, base + i, 1, {true, false});
     if (!built.record.mean_collapse) {  // only where two means coincide
       BOOST_TEST_MESSAGE("seed " << base + i << ": " << built.record.choices.front().what);
       BOOST_TEST(built.record.choices.front().what.find("have one mean") != std::string::npos);
       continue;
     }
+    // The default keeps the lighter of the two constructions, and says so.
+    const Construction leaders = build_interpolating_transformer(data, base + i, 1, {false});
+    BOOST_TEST(lighter.model.stored_norm_sq() ==
+               std::min(built.model.stored_norm_sq(), leaders.model.stored_norm_sq()));
+    BOOST_TEST(lighter.record.choices.back().what.find("construction by least ||theta||^2") == 0u);
     const auto& rec = built.record.interpolation;
     BOOST_TEST(built.model.blocks.size() == rec.runs.size() + (rec.has_offset() ? 1 : 0));
     BOOST_TEST(rec.runs.size() <= N);
@@ -102,7 +108,7 @@ BOOST_AUTO_TEST_CASE(equal_means_fall_back_to_the_leader_construction) {
 
 BOOST_AUTO_TEST_CASE(tampered_mean_collapse_records_are_refused) {
   const Dataset data = random_dataset(classification_spec(8, 3), testing::base_seed("test_mean_collapse") + 100);
-  const Construction built = build_interpolating_transformer(data, 3);
+  const Construction built = build_interpolating_transformer(data, 3, 1, {true, false});
   BOOST_REQUIRE(built.record.mean_collapse);
   {
     Construction moved = built;  // one collapse value off by 2^-60

@@ -193,19 +193,44 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
     out.model.blocks.push_back({SelfAttention<Rational>::identity(), constant_layer(rec.offset), Phase::interpolation});
 }
 
-Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads,
-                                             const ConstructionOptions& options) {
-  Construction out;
-  out.model.dimension = data.dimension;
-  out.record.seed = seed;
-  if (options.mean_collapse && build_mean_collapse(data, out, threads)) return out;
-  Rng rng(seed);
+namespace {
+
+// Phases S, P, C and I (the leader construction), appended to `out`.
+void build_leader_construction(const Dataset& data, Construction& out, unsigned threads) {
+  Rng rng(out.record.seed);
   TokenState config = inputs_of(data, threads);
   const Separation sep = build_separation(config, rng, out, threads);
   const ShiftedTokens tokens(data, config, out.record.separation.lifts > 0, sep.v, sep.s);
   build_placement(data, tokens, sep.shift, rng, out, threads);
   build_collapse_and_interpolation(data, rng, out);  // every unit is built balanced (lem:relu-rescaling)
-  return out;
+}
+
+}  // namespace
+
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads,
+                                             const ConstructionOptions& options) {
+  Construction out;
+  out.model.dimension = data.dimension;
+  out.record.seed = seed;
+  if (!options.mean_collapse) {
+    build_leader_construction(data, out, threads);
+    return out;
+  }
+  Construction mean = out;
+  const bool mean_applies = build_mean_collapse(data, mean, threads);
+  if (mean_applies && !options.keep_lighter) return mean;
+  if (!mean_applies) out.record.choices = mean.record.choices;  // why it does not apply, if it says
+  build_leader_construction(data, out, threads);
+  if (!mean_applies) return out;
+  // Both built: the smaller exact ||theta||^2 is kept (issue of the learning line, lem:param-norm).
+  const Rational mean_norm = mean.model.stored_norm_sq(), leader_norm = out.model.stored_norm_sq();
+  Construction& kept = mean_norm <= leader_norm ? mean : out;
+  kept.record.choices.push_back({"construction by least ||theta||^2: " +
+                                     std::string(&kept == &mean ? "mean collapse" : "leaders (phases S, P, C, I)") +
+                                     ", mean collapse " + approx_decimal(mean_norm, 4) + " against leaders " +
+                                     approx_decimal(leader_norm, 4) + " (lem:mean-collapse)",
+                                 1, Integer(0)});
+  return std::move(kept);
 }
 
 }  // namespace seqi

@@ -74,12 +74,6 @@ Point worthwhile_offset(const Dataset& data) {
   return 2 * moved < plain ? c : Point();
 }
 
-Rational model_norm_sq(const Transformer<Rational>& model) {
-  Rational sum = 0;
-  for (const auto& b : model.blocks) sum += b.sa.stored_norm_sq() + b.ff.stored_norm_sq();
-  return sum;
-}
-
 // The collapse values z_j = a . mu_j and phase I (a set).
 bool finish_mean_collapse(const Dataset& data, const std::vector<Point>& means, Rng& rng, Construction& out) {
   auto& rec = out.record.interpolation;
@@ -142,7 +136,7 @@ bool build_mean_collapse(const Dataset& data, Construction& out, unsigned thread
     Rng trial_rng = rng;
     trial.record.interpolation.a = std::move(a);
     finish_mean_collapse(data, means, trial_rng, trial);
-    const Rational norm = model_norm_sq(trial.model);
+    const Rational norm = trial.model.stored_norm_sq();
     compared += (compared.empty() ? "" : ", ") + name + " " + approx_decimal(norm, 4);
     if (!best_norm || norm < *best_norm) best = std::move(trial), best_norm = norm;
   }

@@ -106,6 +106,8 @@ inline ConstructionSummary summary_of(const ConstructionRecord& r) {
 struct ConstructionOptions {
   // Use the mean collapse (lem:mean-collapse) where it applies; false: always phases S, P, C, I.
   bool mean_collapse = true;
+  // Where it applies, also build phases S, P, C, I and keep the smaller exact ||theta||^2.
+  bool keep_lighter = true;
 };
 
 // Preconditions: data satisfies H1-H5 (as returned by the dataset reader).

@@ -31,6 +31,13 @@ struct Transformer {
     for (const auto& b : blocks) w = std::max(w, b.ff.width());
     return w;
   }
+
+  // ||theta||^2: the sum of squares of the stored scalars (lem:param-norm).
+  S stored_norm_sq() const {
+    S sum = S(0);
+    for (const auto& b : blocks) sum += b.sa.stored_norm_sq() + b.ff.stored_norm_sq();
+    return sum;
+  }
 };
 
 // Dense forward pass of one sequence: O(L n^2 d) for attention, O(L n w d) for FF.
