@@ -20,6 +20,7 @@ rest=(
   clang libclang-rt-14-dev clang-tidy            # sanitizers, libFuzzer and clang-tidy in CI
   ccache                                         # compiler cache for repeated builds
   python3-torch python3-numpy python3-matplotlib  # PyTorch bridge test and the Tikhonov experiment
+  python3-mpmath                                 # oracle of the Tikhonov experiment's enclosures
   texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-pictures poppler-utils  # certificates
   python3-onnx                                   # the ONNX checker (ctest -L onnx)
 )
