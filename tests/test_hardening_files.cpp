@@ -83,6 +83,9 @@ BOOST_AUTO_TEST_CASE(options_that_do_not_apply_are_refused) {
   expect(verify({"--exact", "--tau", "1/10", data}), 2, "--tau needs --softmax");
   expect(verify({"--model", m, "--seed", "3", data}), 2, "--seed chooses the construction");
   expect(verify({"--model", m, "--brute", data}), 2, "--brute applies to the construction");
+  expect(verify({"--model", m, "--leader-construction", data}), 2, "--leader-construction chooses how");
+  expect(verify({"--model", m, "--mean-collapse", data}), 2, "--mean-collapse chooses how");
+  expect(verify({"--mean-collapse", "--leader-construction", data}), 2, "exclude each other");
   expect(verify({"--model", m, "--save-model", scratch_file("x.json").string(), data}), 2, "with --model nothing is built");
   expect(verify({"--pdf", data}), 2, "--pdf needs --report");
 }

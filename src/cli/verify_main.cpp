@@ -37,6 +37,8 @@ const char* inapplicable_option(const CLI::App& app, const VerifyOptions& opt) {
        "--certificate states the claims of a transformer this run builds; with --model nothing is built"},
       {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
       {model && opt.leader_construction, "--leader-construction chooses how the transformer is built; with --model nothing is built"},
+      {model && opt.mean_collapse, "--mean-collapse chooses how the transformer is built; with --model nothing is built"},
+      {opt.mean_collapse && opt.leader_construction, "--mean-collapse and --leader-construction exclude each other"},
       {model && opt.softmax && !opt.tau && !opt.model_path.ends_with(".safetensors"),
        "--softmax --model needs --tau: a user's model has no certified tau* (a .safetensors export records its tau)"},
       {!model && app.count("--tolerance") != 0,
@@ -104,6 +106,8 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
   app.add_flag("--json", opt.json, "print the summary as one JSON object");
   app.add_flag("--leader-construction", opt.leader_construction,
                "build with phases S, P, C and I even where every m_j = 1 (no mean collapse, lem:mean-collapse)");
+  app.add_flag("--mean-collapse", opt.mean_collapse,
+               "where every m_j = 1 and the means differ, the mean collapse without comparing norms with phases S-I");
   app.add_flag("--brute", opt.brute, "Lemma P from all O(n^2 d) attention scores instead of O(n d) bounds");
   bool progress = false;
   app.add_flag("--progress", progress,

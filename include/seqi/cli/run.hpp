@@ -25,6 +25,7 @@ struct VerifyOptions {
   bool json = false;
   bool brute = false;
   bool leader_construction = false;  // --leader-construction: no mean collapse (lem:mean-collapse)
+  bool mean_collapse = false;        // --mean-collapse: the mean collapse where it applies, not compared
   std::uint64_t seed = 1;
   std::optional<std::string> tolerance;  // --model: certify Hausdorff distance <= this exact rational
   unsigned refinements = 3;              // --model --softmax: precision doublings after the first pass
