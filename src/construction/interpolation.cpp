@@ -45,8 +45,9 @@ std::vector<std::vector<std::size_t>> maximal_target_runs(const std::vector<std:
   return runs;
 }
 
-// Per run: the dyadic floor of 1/8 of the distance from its values to the nearest value of
-// another run (the one neighbour's distance at either end; df for a lone run), at least df.
+// Per run: 1/4 of the distance from its values to the nearest value of another run (the one
+// neighbour's distance at either end; df for a lone run), at most 1 and at least df. Then no
+// other value lies within 3 df_u of the run, and neighbouring windows do not overlap.
 std::vector<Rational> run_half_widths(const InterpolationRecord& rec) {
   const std::size_t runs = rec.runs.size();
   std::vector<Rational> room(runs);
@@ -57,7 +58,7 @@ std::vector<Rational> run_half_widths(const InterpolationRecord& rec) {
       const Rational right = rec.z[rec.runs[u + 1].front()] - rec.z[rec.runs[u].back()];
       nearest = nearest ? std::min(*nearest, right) : right;
     }
-    room[u] = nearest ? std::max(rec.df, dyadic_floor_at_most_one(*nearest / 8)) : rec.df;
+    room[u] = nearest ? std::max(rec.df, std::min(Rational(1), Rational(*nearest / 4))) : rec.df;
   }
   return room;
 }

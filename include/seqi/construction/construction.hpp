@@ -53,7 +53,7 @@ struct InterpolationRecord {
   Point a;                       // collapse: x -> (a . x_att) v (lem:collapse)
   Point v, reading;              // flat hats read r.x with r.v = 1
   Rational gap, df;              // smallest gap g of the z values; 4 df < g
-  // Per run (empty: df for every run): its own half-width step, at most 1/8 of the distance from
+  // Per run (empty: df for every run): its own half-width step, at most 1/4 of the distance from
   // its values to the nearest other value (lem:mean-collapse); df is their minimum.
   std::vector<Rational> run_df;
   const Rational& df_of(std::size_t run) const { return run_df.empty() ? df : run_df[run]; }
