@@ -9,7 +9,15 @@ their member files here, and every .cpp under src/ and tools/ must be found. Dia
 the included files are reported (the header filter covers src/ and tools/). If a unity unit
 does not compile (two files of a directory defining the same internal name), that directory is
 checked file by file instead.
+
+Clean results are cached (as ccache caches objects) under $SEQI_TIDY_CACHE (default
+~/.cache/seqi-tidy; "off" disables it). A unit's key hashes everything its result depends on:
+clang-tidy's version, .clang-tidy, the compile arguments, and the contents of every file the
+unit reads (its sources and each header the preprocessor opens, listed by clang's -M), with the
+tree's root replaced by a placeholder so that a fresh clone elsewhere hits the same entries.
+Only clean units are cached: a finding is always reported from a real run.
 """
+import hashlib
 import json
 import os
 import re
@@ -60,8 +68,37 @@ def checked_sources():
     return found
 
 
-def tidy(files, args, unity_dir):
-    """Returns (ok, output) of one clang-tidy run over `files` as one unit (or one file)."""
+def cache_dir():
+    """Where clean results are kept, or None when caching is off."""
+    where = os.environ.get("SEQI_TIDY_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "seqi-tidy"))
+    return None if where == "off" else where
+
+
+def tool_identity():
+    """clang-tidy's version and the configuration: part of every key."""
+    version = subprocess.run(["clang-tidy", "--version"], capture_output=True, text=True).stdout
+    with open(os.path.join(ROOT, ".clang-tidy"), "rb") as f:
+        return version.encode() + f.read()
+
+
+def unit_key(source, extra, args, identity, unity_dir):
+    """The hash of everything a unit's clang-tidy result depends on, or None if clang cannot list
+    the files it reads (then the unit is simply not cached)."""
+    deps = subprocess.run(["clang++", *args, "-M", "-MF", "-", source], cwd=BUILD, capture_output=True, text=True)
+    if deps.returncode != 0:
+        return None
+    files = deps.stdout.replace("\\\n", " ").split()[1:]
+    h = hashlib.sha256(identity)
+    for item in [*extra, *args, *files]:
+        h.update(item.replace(unity_dir, "@UNITY@").replace(ROOT, "@ROOT@").encode() + b"\0")
+    for f in files:
+        with open(os.path.join(BUILD, f), "rb") as fh:
+            h.update(fh.read().replace(ROOT.encode(), b"@ROOT@"))
+    return h.hexdigest()
+
+
+def tidy(files, args, unity_dir, identity):
+    """Returns (ok, output, cached) of one clang-tidy run over `files` as one unit (or one file)."""
     if len(files) == 1:
         source, extra = files[0], []
     else:
@@ -69,22 +106,31 @@ def tidy(files, args, unity_dir):
         with open(source, "w") as f:
             f.writelines(f'#include "{p}"\n' for p in files)
         extra = ["--checks=-bugprone-suspicious-include"]
+    where = cache_dir()
+    key = unit_key(source, extra, args, identity, unity_dir) if where else None
+    if key and os.path.exists(os.path.join(where, key)):
+        return True, "", True
     cmd = ["clang-tidy", "--quiet", f"--config-file={ROOT}/.clang-tidy", f"--header-filter={HEADER_FILTER}",
            *extra, source, "--", *args]
     r = subprocess.run(cmd, cwd=BUILD, capture_output=True, text=True)
     lines = [l for l in (r.stdout + r.stderr).splitlines() if "warnings generated" not in l]
-    return r.returncode == 0, "\n".join(lines)
+    if key and r.returncode == 0:
+        os.makedirs(where, exist_ok=True)
+        open(os.path.join(where, key), "w").close()
+    return r.returncode == 0, "\n".join(lines), False
 
 
-def check_directory(group, unity_dir):
+def check_directory(group, unity_dir, identity):
+    """(ok, output, files checked, whether the result came from the cache) of one directory."""
     files, args = group
-    ok, out = tidy(files, args, unity_dir)
+    ok, out, cached = tidy(files, args, unity_dir, identity)
     if ok or len(files) == 1:
-        return ok, out, len(files)
+        return ok, out, len(files), cached
     if "clang-diagnostic-error" in out:  # the unity unit itself does not compile: file by file
-        results = [tidy([f], args, unity_dir) for f in files]
-        return all(r[0] for r in results), "\n".join(r[1] for r in results if not r[0]), len(files)
-    return ok, out, len(files)
+        results = [tidy([f], args, unity_dir, identity) for f in files]
+        return (all(r[0] for r in results), "\n".join(r[1] for r in results if not r[0]), len(files),
+                all(r[2] for r in results))
+    return ok, out, len(files), cached
 
 
 def main():
@@ -109,18 +155,21 @@ def main():
     for files, _ in groups.values():
         files.sort()
     jobs = int(os.environ.get("SEQI_TIDY_JOBS", os.cpu_count() or 1))
+    identity = tool_identity()
     with tempfile.TemporaryDirectory(prefix="seqi-tidy-") as unity_dir, ThreadPoolExecutor(jobs) as pool:
         # Largest directories first, so the two cores finish together.
         order = sorted(groups, key=lambda d: -len(groups[d][0]))
-        results = list(pool.map(lambda d: (d, *check_directory(groups[d], unity_dir)), order))
-    failed = [(d, out) for d, ok, out, _ in results if not ok]
+        results = list(pool.map(lambda d: (d, *check_directory(groups[d], unity_dir, identity)), order))
+    failed = [(d, out) for d, ok, out, _, _ in results if not ok]
     for d, out in failed:
         print(f"clang-tidy: {d}:\n{out}", file=sys.stderr)
-    total = sum(n for _, _, _, n in results)
+    total = sum(n for _, _, _, n, _ in results)
+    cached = sum(1 for *_, c in results if c)
     if failed:
         print(f"clang-tidy: findings in {len(failed)} of {len(results)} directories", file=sys.stderr)
         return 1
-    print(f"clang-tidy: {total} files in {len(results)} directories clean")
+    print(f"clang-tidy: {total} files in {len(results)} directories clean ({cached} directories unchanged "
+          f"since a clean run: from the cache)")
     return 0
 
 

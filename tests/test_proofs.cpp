@@ -1,12 +1,14 @@
 #include <boost/test/unit_test.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <unistd.h>
+
 #include "build_paths.hpp"
+#include "seqi/report/pdflatex.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_proofs)
 
@@ -54,19 +56,20 @@ BOOST_AUTO_TEST_CASE(every_cited_label_exists_in_the_proofs) {
 }
 
 // proofs/construction.tex compiles with pdflatex (twice, for references) without undefined references.
+// A fresh directory per run: a stale or truncated .aux of an earlier run must not decide the result.
 BOOST_AUTO_TEST_CASE(the_proofs_compile) {
-  const auto dir = fs::temp_directory_path() / "seqi-proofs-test";
+  const auto dir = fs::temp_directory_path() / ("seqi-proofs-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
   fs::create_directories(dir);
   for (const auto& entry : fs::directory_iterator(fs::path(SEQI_SOURCE_ROOT) / "proofs"))
     if (entry.path().extension() == ".tex")
-      fs::copy_file(entry.path(), dir / entry.path().filename(), fs::copy_options::overwrite_existing);
-  const std::string cmd = "cd " + dir.string() +
-                          " && pdflatex -interaction=nonstopmode -halt-on-error construction.tex > /dev/null 2>&1"
-                          " && pdflatex -interaction=nonstopmode -halt-on-error construction.tex > /dev/null 2>&1";
-  BOOST_TEST(std::system(cmd.c_str()) == 0);
+      fs::copy_file(entry.path(), dir / entry.path().filename());
+  const std::string error = seqi::compile_pdf((dir / "construction.tex").string());
+  BOOST_TEST(error.empty(), error);
   BOOST_TEST(fs::exists(dir / "construction.pdf"));
   const std::string log = slurp(dir / "construction.log");
   BOOST_TEST(log.find("undefined") == std::string::npos);
+  if (error.empty()) fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
