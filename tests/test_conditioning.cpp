@@ -54,6 +54,31 @@ BOOST_AUTO_TEST_CASE(powers_of_two_are_exact) {
   BOOST_TEST(floor_log2(Rational(1, 1025)) == -11);
 }
 
+// leading_bits(x, b): m 2^k <= x with 2^(b-1) <= m < 2^b (so above x (1 - 2^(1-b))), checked
+// from the definition on seeded random rationals of every size, and the odd part of 1 / result.
+BOOST_AUTO_TEST_CASE(leading_bits_keeps_the_top_bits_of_x) {
+  std::mt19937_64 gen(base_seed());
+  BOOST_TEST(leading_bits(Rational(1, 4), 3) == Rational(1, 4));
+  BOOST_TEST(leading_bits(Rational(1, 3), 3) == Rational(5, 16));  // 0.0101|01...
+  BOOST_TEST(leading_bits(Rational(15), 3) == Rational(14));
+  BOOST_TEST(leading_bits(Rational(15), 1) == Rational(8));
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int bits = 1 + static_cast<int>(gen() % 6);
+    Rational x(Integer(1 + gen() % 1000000), Integer(1 + gen() % 1000000));
+    scale_by_pow2(x, static_cast<long>(gen() % 200) - 100);
+    const Rational q = leading_bits(x, bits);
+    BOOST_TEST(q <= x);
+    BOOST_TEST(q > x * (1 - pow2(1 - bits)));
+    Rational m = q;  // m = q 2^-k with 2^(bits-1) <= m < 2^bits an integer
+    scale_by_pow2(m, bits - 1 - floor_log2(q));
+    BOOST_TEST(denominator(m) == 1);
+    BOOST_TEST((m >= pow2(bits - 1) && m < pow2(bits)));
+    Integer odd = numerator(q);  // 1 / q = den / num: the odd part of num is below 2^bits
+    while ((odd & 1) == 0) odd >>= 1;
+    BOOST_TEST(odd < (Integer(1) << bits));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(dyadic_directions_are_small_exact_and_seeded) {
   Rng a(base_seed()), b(base_seed());
   for (int k = 0; k < 50; ++k) {

@@ -46,8 +46,10 @@ std::vector<std::vector<std::size_t>> maximal_target_runs(const std::vector<std:
 }
 
 // Per run: 1/4 of the distance from its values to the nearest value of another run (the one
-// neighbour's distance at either end; df for a lone run), at most 1 and at least df. Then no
-// other value lies within 3 df_u of the run, and neighbouring windows do not overlap.
+// neighbour's distance at either end; df for a lone run), at most 1, cut to its leading three
+// bits, and at least df (a power of two). Then no other value lies within 3 df_u of the run, and
+// neighbouring windows do not overlap. The hats' weights hold 1 / df_u: as a dyadic step its odd
+// part is 1, 3, 5 or 7, so the exact ||theta||^2 of thousands of runs keeps a small denominator.
 std::vector<Rational> run_half_widths(const InterpolationRecord& rec) {
   const std::size_t runs = rec.runs.size();
   std::vector<Rational> room(runs);
@@ -58,7 +60,7 @@ std::vector<Rational> run_half_widths(const InterpolationRecord& rec) {
       const Rational right = rec.z[rec.runs[u + 1].front()] - rec.z[rec.runs[u].back()];
       nearest = nearest ? std::min(*nearest, right) : right;
     }
-    room[u] = nearest ? std::max(rec.df, std::min(Rational(1), Rational(*nearest / 4))) : rec.df;
+    room[u] = nearest ? std::max(rec.df, leading_bits(std::min(Rational(1), Rational(*nearest / 4)), 3)) : rec.df;
   }
   return room;
 }
@@ -196,14 +198,21 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
 
 namespace {
 
-// Phases S, P, C and I (the leader construction), appended to `out`.
-void build_leader_construction(const Dataset& data, Construction& out, unsigned threads) {
+// Phases S, P, C and I (the leader construction), appended to `out`; true when all were built.
+// With `lighter_than`, the construction stops after a phase whose blocks so far store a norm at
+// least that large: ||theta||^2 only grows with blocks, so it could no longer be the lighter one.
+bool build_leader_construction(const Dataset& data, Construction& out, unsigned threads,
+                               const std::optional<Rational>& lighter_than = std::nullopt) {
+  const auto too_heavy = [&] { return lighter_than && out.model.stored_norm_sq() >= *lighter_than; };
   Rng rng(out.record.seed);
   TokenState config = inputs_of(data, threads);
   const Separation sep = build_separation(config, rng, out, threads);
+  if (too_heavy()) return false;
   const ShiftedTokens tokens(data, config, out.record.separation.lifts > 0, sep.v, sep.s);
   build_placement(data, tokens, sep.shift, rng, out, threads);
+  if (too_heavy()) return false;
   build_collapse_and_interpolation(data, rng, out);  // every unit is built balanced (lem:relu-rescaling)
+  return true;
 }
 
 }  // namespace
@@ -220,17 +229,25 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   Construction mean = out;
   const bool mean_applies = build_mean_collapse(data, mean, threads);
   if (mean_applies && !options.keep_lighter) return mean;
-  if (!mean_applies) out.record.choices = mean.record.choices;  // why it does not apply, if it says
-  build_leader_construction(data, out, threads);
-  if (!mean_applies) return out;
-  // Both built: the smaller exact ||theta||^2 is kept (issue of the learning line, lem:param-norm).
-  const Rational mean_norm = mean.model.stored_norm_sq(), leader_norm = out.model.stored_norm_sq();
-  Construction& kept = mean_norm <= leader_norm ? mean : out;
-  kept.record.choices.push_back({"construction by least ||theta||^2: " +
-                                     std::string(&kept == &mean ? "mean collapse" : "leaders (phases S, P, C, I)") +
-                                     ", mean collapse " + approx_decimal(mean_norm, 4) + " against leaders " +
-                                     approx_decimal(leader_norm, 4) + " (lem:mean-collapse)",
-                                 1, Integer(0)});
+  if (!mean_applies) {
+    out.record.choices = mean.record.choices;  // why it does not apply, if it says
+    build_leader_construction(data, out, threads);
+    return out;
+  }
+  // Both built, the smaller exact ||theta||^2 kept (lem:param-norm); the leaders are abandoned
+  // once their partial norm reaches the mean collapse's.
+  const Rational mean_norm = mean.model.stored_norm_sq();
+  const bool leaders_built = build_leader_construction(data, out, threads, mean_norm);
+  const Rational leader_norm = out.model.stored_norm_sq();
+  const bool leaders_lighter = leaders_built && leader_norm < mean_norm;
+  Construction& kept = leaders_lighter ? out : mean;
+  kept.record.choices.push_back(
+      {"construction by least ||theta||^2: " +
+           std::string(leaders_lighter ? "leaders (phases S, P, C, I)" : "mean collapse") + ", mean collapse " +
+           approx_decimal(mean_norm, 4) + " against leaders " +
+           (leaders_built ? "" : "at least ") + approx_decimal(leader_norm, 4) +
+           (leaders_built ? "" : " (not completed)") + " (lem:mean-collapse)",
+       1, Integer(0)});
   return std::move(kept);
 }
 

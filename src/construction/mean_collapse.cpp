@@ -128,19 +128,23 @@ bool build_mean_collapse(const Dataset& data, Construction& out, unsigned thread
     candidates.emplace_back("planned (collapse values evenly spaced, equal targets adjacent)", std::move(*planned));
   if (auto fitted = discriminant_direction(means, centroid, target_labels(data, order)))
     if (collapse_score(*fitted, means, reach)) candidates.emplace_back("discriminant", std::move(*fitted));
-  std::optional<Construction> best;
-  std::optional<Rational> best_norm;
-  std::string compared;
-  for (auto& [name, a] : candidates) {
-    Construction trial = out;
+  // Each candidate from its own copy of the record and generator, so building them side by side
+  // (one per thread) changes nothing.
+  std::vector<Construction> trials(candidates.size(), out);
+  std::vector<Rational> norms(candidates.size());
+  for_each_index(candidates.size(), threads, [&](std::size_t i) {
     Rng trial_rng = rng;
-    trial.record.interpolation.a = std::move(a);
-    finish_mean_collapse(data, means, trial_rng, trial);
-    const Rational norm = trial.model.stored_norm_sq();
-    compared += (compared.empty() ? "" : ", ") + name + " " + approx_decimal(norm, 4);
-    if (!best_norm || norm < *best_norm) best = std::move(trial), best_norm = norm;
+    trials[i].record.interpolation.a = candidates[i].second;
+    finish_mean_collapse(data, means, trial_rng, trials[i]);
+    norms[i] = trials[i].model.stored_norm_sq();
+  });
+  std::optional<std::size_t> best;
+  std::string compared;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    compared += (compared.empty() ? "" : ", ") + candidates[i].first + " " + approx_decimal(norms[i], 4);
+    if (!best || norms[i] < norms[*best]) best = i;
   }
-  out = std::move(*best);
+  out = std::move(trials[*best]);
   out.record.choices.push_back({"mean-collapse direction a by least ||theta||^2 (lem:mean-collapse): " + compared, 1,
                                 Integer(0)});
   return true;

@@ -24,6 +24,15 @@ long floor_log2(const Rational& x) {
   return k;
 }
 
+Rational leading_bits(const Rational& x, int bits) {
+  const long shift = bits - 1 - floor_log2(x);  // x 2^shift in [2^(bits-1), 2^bits)
+  Rational scaled = x;
+  scale_by_pow2(scaled, shift);
+  Rational m(Integer(numerator(scaled) / denominator(scaled)));
+  scale_by_pow2(m, -shift);
+  return m;
+}
+
 Rational pow2_near_sqrt(const Rational& x) { return pow2(floor_log2(x) / 2); }
 
 }  // namespace seqi
