@@ -1,4 +1,4 @@
-// increasing_order (numbers/filtered_order) against the exact order it filters, as CGAL tests
+// increasing_order and filtered_compare (numbers/filtered_order) against the exact order they filter, as CGAL tests
 // its filtered predicates: random and near-degenerate values (neighbours one part in 2^60 or
 // 2^200 apart, equal values in different forms, huge and tiny magnitudes beyond double range),
 // with a printed seed that SEQI_SEED replays. Oracle: std::stable_sort by exact comparison.
@@ -58,6 +58,27 @@ BOOST_AUTO_TEST_CASE(filtered_order_equals_the_exact_order) {
     // Equal values written differently (k/k) and zeros.
     if (n > 2) t[1] = t[0] * Rational(7) / Rational(7), t[2] = 0;
     BOOST_TEST(seqi::increasing_order(t) == exact_order(t), "seed " << seed << " trial " << trial);
+  }
+}
+
+// filtered_compare, called in round to nearest as the construction calls it, against the exact
+// three-way comparison on the same random and near-degenerate pairs.
+BOOST_AUTO_TEST_CASE(filtered_compare_equals_the_exact_comparison) {
+  const std::uint64_t seed = seqi::testing::base_seed("filtered_compare");
+  std::mt19937_64 g(seed);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<Rational> t;
+    const Rational base = magnitude(g);
+    for (int i = 0; i < 40; ++i) t.push_back(trial % 3 == 0 ? magnitude(g) : near(g, base));
+    t.push_back(t[0] * Rational(3) / Rational(3));
+    t.push_back(0);
+    const auto e = seqi::enclosures(t);
+    for (std::size_t a = 0; a < t.size(); ++a)
+      for (std::size_t b = 0; b < t.size(); ++b) {
+        const int exact = t[a] < t[b] ? -1 : t[b] < t[a] ? 1 : 0;
+        BOOST_TEST(seqi::filtered_compare(t[a], e[a], t[b], e[b]) == exact,
+                   "seed " << seed << " trial " << trial << " pair " << a << ", " << b);
+      }
   }
 }
 

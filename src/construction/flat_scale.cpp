@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "seqi/numbers/dyadic.hpp"
+#include "seqi/numbers/filtered_order.hpp"
 
 namespace seqi {
 namespace {
@@ -81,6 +82,14 @@ std::vector<std::size_t> increasing(const std::vector<Rational>& values) {
   return order;
 }
 
+// A reading in log2_error's merged order: its value, the value's double enclosure, and its slot id
+// (a cluster c, or K + u for run u's placed target).
+struct Key {
+  const Rational* value;
+  const MidRad* enclosure;
+  std::size_t id;
+};
+
 class FlatScaleSearch {
  public:
   FlatScaleSearch(const FlatHatTask& task, const Point& r_hat) : task_(task) {
@@ -103,6 +112,9 @@ class FlatScaleSearch {
     z_order_ = increasing(task.z);
     t_order_ = increasing(t_hat_);
     for (const auto& z : task.z) log2_z_.push_back(log2_abs(z));
+    z_enclosure_ = enclosures(task.z);
+    window_lo_enclosure_ = enclosures(task.window_lo);
+    window_hi_enclosure_ = enclosures(task.window_hi);
     for (const auto& th : t_hat_) log2_t_hat_.push_back(log2_abs(th));
     for (std::size_t u = 0; u < task.runs.size(); ++u) {
       log2_window_.push_back(std::max(log2_abs(task.window_lo[u]), log2_abs(task.window_hi[u])));
@@ -138,24 +150,29 @@ class FlatScaleSearch {
     // Slots: one per cluster (its collapsed token, keyed by z), then one per run (its placed
     // target, keyed by its reading), sorted by key.
     const std::size_t K = task_.z.size(), R = task_.runs.size();
-    std::vector<std::pair<Rational, std::size_t>> keys;  // the merge of the two sorted orders
+    // Exact comparisons of the keys, filtered by their double enclosures (numbers/filtered_order).
+    const std::vector<MidRad> t_enclosure = enclosures(t);
+    std::vector<Key> keys;  // the merge of the two sorted orders
     keys.reserve(K + R);
     for (std::size_t i = 0, j = 0; i < K || j < R;) {
-      if (j == R || (i < K && task_.z[z_order_[i]] <= t[t_order_[j]])) keys.emplace_back(task_.z[z_order_[i]], z_order_[i]), ++i;
-      else keys.emplace_back(t[t_order_[j]], K + t_order_[j]), ++j;
+      const std::size_t zi = i < K ? z_order_[i] : 0, tj = j < R ? t_order_[j] : 0;
+      if (j == R || (i < K && filtered_compare(task_.z[zi], z_enclosure_[zi], t[tj], t_enclosure[tj]) <= 0))
+        keys.push_back({&task_.z[zi], &z_enclosure_[zi], zi}), ++i;
+      else
+        keys.push_back({&t[tj], &t_enclosure[tj], K + tj}), ++j;
     }
     std::vector<std::size_t> slot(K + R);
-    for (std::size_t i = 0; i < keys.size(); ++i) slot[keys[i].second] = i;
-    auto first_above = [&](const Rational& x) {  // first slot whose key exceeds x
+    for (std::size_t i = 0; i < keys.size(); ++i) slot[keys[i].id] = i;
+    auto first_above = [&](const Rational& x, const MidRad& ex) {  // first slot whose key exceeds x
       return static_cast<std::size_t>(
-          std::upper_bound(keys.begin(), keys.end(), x,
-                           [](const Rational& q, const std::pair<Rational, std::size_t>& key) { return q < key.first; }) -
+          std::upper_bound(keys.begin(), keys.end(), 0,
+                           [&](int, const Key& key) { return filtered_compare(x, ex, *key.value, *key.enclosure) < 0; }) -
           keys.begin());
     };
-    auto first_at_least = [&](const Rational& x) {
+    auto first_at_least = [&](const Rational& x, const MidRad& ex) {
       return static_cast<std::size_t>(
-          std::lower_bound(keys.begin(), keys.end(), x,
-                           [](const std::pair<Rational, std::size_t>& key, const Rational& q) { return key.first < q; }) -
+          std::lower_bound(keys.begin(), keys.end(), 0,
+                           [&](const Key& key, int) { return filtered_compare(*key.value, *key.enclosure, x, ex) < 0; }) -
           keys.begin());
     };
     // Per present token: log2 (|reading| / yardstick) and log2 (1 / yardstick).
@@ -179,7 +196,8 @@ class FlatScaleSearch {
       // gets u |c| (|t| + |b|), b its breakpoints.
       const Rational &left_end = task_.window_lo[u], &right_end = task_.window_hi[u];
       const bool left = !mirrored.empty() && mirrored[u];
-      const std::size_t begin = left ? 0 : first_above(right_end), end = left ? first_at_least(left_end) : keys.size();
+      const std::size_t begin = left ? 0 : first_above(right_end, window_hi_enclosure_[u]),
+                        end = left ? first_at_least(left_end, window_lo_enclosure_[u]) : keys.size();
       const double lever = log2_sum(reading.max_over(begin, end),
                                     log2_window_[u] + scale.max_over(begin, end));
       crossing = std::max(crossing, kLog2Unit + size - log2_df_[u] + lever);
@@ -197,6 +215,7 @@ class FlatScaleSearch {
   double log2_zmax_ = kNone, log2_r_hat_ = 0;
   std::vector<std::size_t> z_order_, t_order_;  // indices by increasing z, by increasing t_hat
   std::vector<double> log2_z_, log2_t_hat_, log2_window_, log2_df_;  // per cluster, run, run, run
+  std::vector<MidRad> z_enclosure_, window_lo_enclosure_, window_hi_enclosure_;
 };
 
 }  // namespace

@@ -20,12 +20,21 @@ int filtered_sign(const MidRad& a, const MidRad& b) {
 
 }  // namespace
 
+std::vector<MidRad> enclosures(const std::vector<Rational>& values) {
+  std::vector<MidRad> out(values.size());
+  UpwardRounding up;
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = mid_rad(values[i]);
+  return out;
+}
+
+int filtered_compare(const Rational& a, const MidRad& ea, const Rational& b, const MidRad& eb) {
+  if (const int s = filtered_sign(ea, eb)) return s;
+  const int c = a.compare(b);
+  return (c > 0) - (c < 0);
+}
+
 std::vector<std::size_t> increasing_order(const std::vector<Rational>& t) {
-  std::vector<MidRad> ax(t.size());
-  {
-    UpwardRounding up;
-    for (std::size_t i = 0; i < t.size(); ++i) ax[i] = mid_rad(t[i]);
-  }
+  const std::vector<MidRad> ax = enclosures(t);
   std::vector<std::size_t> order(t.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
