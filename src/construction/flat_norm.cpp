@@ -64,21 +64,14 @@ FlatScale lightest_nearby_scale(const FlatHatTask& task, const Point& r_hat, con
   for (long k = base.k - radius; k <= base.k + radius; ++k)
     if (const double e = norm_estimate(figures, r_hat_sq, k); k != base.k && e < norm) lighter.emplace_back(e, k);
   std::sort(lighter.begin(), lighter.end());
-  std::vector<Rational> t_hat;
-  t_hat.reserve(task.runs.size());
-  for (const auto& run : task.runs) t_hat.push_back(dot(r_hat, task.targets[run.front()]));
-  const double level = std::max(kFlatScaleLog2Goal, base.log2_error);
-  for (const auto& [estimate, k] : lighter) {
-    std::vector<Rational> t = t_hat;
-    for (auto& x : t) scale_by_pow2(x, k);
-    auto order = flat_run_order(task, t, base.mirrored);
-    if (!order) continue;
-    const double error = flat_float_log2_error(task, r_hat, k, *order, base.mirrored);
-    if (error > level) continue;
-    norm = estimate;
-    return FlatScale{k, base.default_k, std::move(*order), base.mirrored, error};
-  }
-  return base;
+  std::vector<long> ks;
+  for (const auto& [estimate, k] : lighter) ks.push_back(k);
+  auto found = first_scale_within(task, r_hat, ks, base.mirrored, std::max(kFlatScaleLog2Goal, base.log2_error),
+                                  base.default_k);
+  if (!found) return base;
+  for (const auto& [estimate, k] : lighter)
+    if (k == found->k) norm = estimate;
+  return std::move(*found);
 }
 
 }  // namespace seqi

@@ -113,8 +113,6 @@ class FlatScaleSearch {
     t_order_ = increasing(t_hat_);
     for (const auto& z : task.z) log2_z_.push_back(log2_abs(z));
     z_enclosure_ = enclosures(task.z);
-    window_lo_enclosure_ = enclosures(task.window_lo);
-    window_hi_enclosure_ = enclosures(task.window_hi);
     for (const auto& th : t_hat_) log2_t_hat_.push_back(log2_abs(th));
     for (std::size_t u = 0; u < task.runs.size(); ++u) {
       log2_window_.push_back(std::max(log2_abs(task.window_lo[u]), log2_abs(task.window_hi[u])));
@@ -196,8 +194,8 @@ class FlatScaleSearch {
       // gets u |c| (|t| + |b|), b its breakpoints.
       const Rational &left_end = task_.window_lo[u], &right_end = task_.window_hi[u];
       const bool left = !mirrored.empty() && mirrored[u];
-      const std::size_t begin = left ? 0 : first_above(right_end, window_hi_enclosure_[u]),
-                        end = left ? first_at_least(left_end, window_lo_enclosure_[u]) : keys.size();
+      const std::size_t begin = left ? 0 : first_above(right_end, task_.window_hi_enclosure[u]),
+                        end = left ? first_at_least(left_end, task_.window_lo_enclosure[u]) : keys.size();
       const double lever = log2_sum(reading.max_over(begin, end),
                                     log2_window_[u] + scale.max_over(begin, end));
       crossing = std::max(crossing, kLog2Unit + size - log2_df_[u] + lever);
@@ -215,7 +213,7 @@ class FlatScaleSearch {
   double log2_zmax_ = kNone, log2_r_hat_ = 0;
   std::vector<std::size_t> z_order_, t_order_;  // indices by increasing z, by increasing t_hat
   std::vector<double> log2_z_, log2_t_hat_, log2_window_, log2_df_;  // per cluster, run, run, run
-  std::vector<MidRad> z_enclosure_, window_lo_enclosure_, window_hi_enclosure_;
+  std::vector<MidRad> z_enclosure_;
 };
 
 }  // namespace
@@ -227,10 +225,12 @@ void fill_windows(FlatHatTask& task) {
     task.window_lo.push_back(task.z[task.runs[u].front()] - 2 * task.df_of(u));
     task.window_hi.push_back(task.z[task.runs[u].back()] + 2 * task.df_of(u));
   }
+  task.window_lo_enclosure = enclosures(task.window_lo);
+  task.window_hi_enclosure = enclosures(task.window_hi);
 }
 
 FlatHatTask flat_hat_task(const Dataset& data, const InterpolationRecord& rec) {
-  FlatHatTask task{rec.z, {}, rec.runs, rec.df, rec.run_df, {}, {}, {}};
+  FlatHatTask task{rec.z, {}, rec.runs, rec.df, rec.run_df, {}, {}, {}, {}, {}};
   for (const auto& pair : data.pairs) {
     Rational largest = 1;  // the replays measure sequence j relative to max(1, max |y|)
     for (const auto& y : pair.output) {
@@ -249,15 +249,17 @@ std::optional<std::vector<std::size_t>> flat_run_order(const FlatHatTask& task, 
   std::vector<std::optional<std::size_t>> prerequisite(runs);
   // Runs are numbered by increasing z and their windows are disjoint, so the windows ending
   // right of t form a suffix.
+  const std::vector<MidRad> te = enclosures(t);  // exact comparisons, filtered
   for (std::size_t u = 0; u < runs; ++u) {
     std::size_t lo = 0, hi = runs;  // first run w whose window ends right of t[u]
     while (lo < hi) {
       const std::size_t mid = lo + (hi - lo) / 2;
-      if (task.window_hi[mid] <= t[u]) lo = mid + 1;
+      if (filtered_compare(task.window_hi[mid], task.window_hi_enclosure[mid], t[u], te[u]) <= 0) lo = mid + 1;
       else hi = mid;
     }
     const std::size_t w = lo;
-    if (w < runs && w != u && task.window_lo[w] < t[u]) prerequisite[u] = w;
+    if (w < runs && w != u && filtered_compare(task.window_lo[w], task.window_lo_enclosure[w], t[u], te[u]) < 0)
+      prerequisite[u] = w;
   }
   // Runs are numbered by increasing z: hats acting rightward from the last, then mirrored
   // ones from the first, keep every waiting token on the inactive side of every earlier hat
@@ -275,6 +277,19 @@ double flat_float_log2_error(const FlatHatTask& task, const Point& r_hat, long k
                              const std::vector<bool>& mirrored) {
   const FlatScaleSearch search(task, r_hat);
   return search.log2_error(k, search.readings(k), order, mirrored);
+}
+
+std::optional<FlatScale> first_scale_within(const FlatHatTask& task, const Point& r_hat, const std::vector<long>& ks,
+                                            const std::vector<bool>& mirrored, double level, long default_k) {
+  const FlatScaleSearch search(task, r_hat);
+  for (long k : ks) {
+    const auto t = search.readings(k);
+    auto order = flat_run_order(task, t, mirrored);
+    if (!order) continue;
+    const double error = search.log2_error(k, t, *order, mirrored);
+    if (error <= level) return FlatScale{k, default_k, std::move(*order), mirrored, error};
+  }
+  return std::nullopt;
 }
 
 std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point& r_hat) {

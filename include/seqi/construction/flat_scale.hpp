@@ -8,6 +8,7 @@
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/numbers/rational.hpp"
+#include "seqi/numbers/upward.hpp"
 
 namespace seqi {
 
@@ -21,11 +22,13 @@ struct FlatHatTask {
   std::vector<long> log2_yardstick;             // per cluster: floor log2 max(1, max |y|) over its
                                                 // sequence's targets (the replays' relative scale)
   const Rational& df_of(std::size_t run) const { return run_df.empty() ? df : run_df[run]; }
-  // Per run, its window (z_lo - 2 df, z_hi + 2 df): set by fill_windows.
+  // Per run, its window (z_lo - 2 df, z_hi + 2 df) and the ends' double enclosures (for
+  // filtered_compare): set by fill_windows.
   std::vector<Rational> window_lo, window_hi;
+  std::vector<MidRad> window_lo_enclosure, window_hi_enclosure;
 };
 
-// Sets task.window_lo and task.window_hi from z, runs and the half-width steps.
+// Sets the windows and their enclosures from z, runs and the half-width steps.
 void fill_windows(FlatHatTask& task);
 
 // The task of the runs in `rec` (z, runs, df) for the targets of `data` (clusters j-major).
@@ -60,6 +63,12 @@ constexpr double kFlatScaleLog2Goal = -30;
 // A move from the default is made only if its estimate is at most this: about 1e-6, the
 // tolerance of the float64 replays (seqi/replay/float_replays.hpp).
 constexpr double kFlatScaleLog2Tolerance = -20;
+
+// The first k of `ks` (in that order) whose run order exists at 2^k r_hat with `mirrored` and
+// whose estimate is at most `level`, with `default_k` recorded; nullopt if none. One search is
+// set up for all of them.
+std::optional<FlatScale> first_scale_within(const FlatHatTask& task, const Point& r_hat, const std::vector<long>& ks,
+                                            const std::vector<bool>& mirrored, double level, long default_k);
 
 // lem:flat-scale's default k, no hat mirrored, when its order exists and its estimate is at
 // most 2^-30, or when no candidate's estimate is at most 2^-20. Otherwise no hat, or the hats
