@@ -30,6 +30,11 @@ double log2_sum(double a, double b) {
 class RangeMax {
  public:
   explicit RangeMax(std::size_t n) : n_(n), tree_(2 * n, kNone) {}
+  // Slot i's value before build(): many slots set in O(n) instead of O(n log n).
+  void preset(std::size_t i, double value) { tree_[i + n_] = value; }
+  void build() {
+    for (std::size_t i = n_; i-- > 1;) tree_[i] = std::max(tree_[2 * i], tree_[2 * i + 1]);
+  }
   void set(std::size_t i, double value) {
     for (tree_[i += n_] = value; i > 1; i /= 2) tree_[i / 2] = std::max(tree_[i], tree_[i ^ 1]);
   }
@@ -142,8 +147,11 @@ class FlatScaleSearch {
 
   // The estimate (log2, relative to the yardstick): the larger of writing targets from
   // collapsed tokens (falls with k) and tokens read on the active side of later windows.
+  // With `stop_above`, returns as soon as the estimate is known to exceed it (the value returned
+  // then exceeds it too, and may be below the full estimate).
   double log2_error(long k, const std::vector<Rational>& t, const std::vector<std::size_t>& order,
-                    const std::vector<bool>& mirrored) const {
+                    const std::vector<bool>& mirrored,
+                    double stop_above = std::numeric_limits<double>::infinity()) const {
     const double log2_v = log2_zmax_ - (log2_r_hat_ + static_cast<double>(k));  // max |x| of a collapsed x
     // Slots: one per cluster (its collapsed token, keyed by z), then one per run (its placed
     // target, keyed by its reading), sorted by key.
@@ -183,7 +191,13 @@ class FlatScaleSearch {
       reading.set(s, kNone);
       scale.set(s, kNone);
     };
-    for (std::size_t c = 0; c < K; ++c) place(slot[c], log2_z_[c], static_cast<double>(task_.log2_yardstick[c]));
+    for (std::size_t c = 0; c < K; ++c) {
+      const auto yard = static_cast<double>(task_.log2_yardstick[c]);
+      reading.preset(slot[c], log2_z_[c] - yard);
+      scale.preset(slot[c], -yard);
+    }
+    reading.build();
+    scale.build();
 
     double writing = kNone, crossing = kNone;
     for (std::size_t u : order) {
@@ -199,6 +213,7 @@ class FlatScaleSearch {
       const double lever = log2_sum(reading.max_over(begin, end),
                                     log2_window_[u] + scale.max_over(begin, end));
       crossing = std::max(crossing, kLog2Unit + size - log2_df_[u] + lever);
+      if (std::max(writing, crossing) > stop_above) break;  // the max only grows
       for (std::size_t c : run) clear(slot[c]);
       place(slot[K + u], log2_t_hat_[u] + static_cast<double>(k), yardstick_[u]);
     }
@@ -286,7 +301,7 @@ std::optional<FlatScale> first_scale_within(const FlatHatTask& task, const Point
     const auto t = search.readings(k);
     auto order = flat_run_order(task, t, mirrored);
     if (!order) continue;
-    const double error = search.log2_error(k, t, *order, mirrored);
+    const double error = search.log2_error(k, t, *order, mirrored, level);
     if (error <= level) return FlatScale{k, default_k, std::move(*order), mirrored, error};
   }
   return std::nullopt;
@@ -295,12 +310,14 @@ std::optional<FlatScale> first_scale_within(const FlatHatTask& task, const Point
 std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point& r_hat) {
   const FlatScaleSearch search(task, r_hat);
   const long k0 = search.default_k();
-  // The candidate at k with the given hats mirrored, if its order exists.
-  auto at = [&](long k, const std::vector<bool>& mirrored) -> std::optional<FlatScale> {
+  // The candidate at k with the given hats mirrored, if its order exists; its estimate is exact
+  // when at most `stop_above`, otherwise only known to exceed it.
+  auto at = [&](long k, const std::vector<bool>& mirrored,
+                double stop_above = std::numeric_limits<double>::infinity()) -> std::optional<FlatScale> {
     const auto t = search.readings(k);
     auto order = flat_run_order(task, t, mirrored);
     if (!order) return std::nullopt;
-    const double error = search.log2_error(k, t, *order, mirrored);
+    const double error = search.log2_error(k, t, *order, mirrored, stop_above);
     return FlatScale{k, k0, std::move(*order), mirrored, error};
   };
   auto fallback = at(k0, {});
@@ -315,7 +332,7 @@ std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point&
   const long radius = search.search_radius();
   auto lowest = fallback;
   auto try_k = [&](long k, const std::vector<bool>& mirrored) {
-    auto c = at(k, mirrored);
+    auto c = at(k, mirrored, lowest->log2_error);
     if (c && c->log2_error < lowest->log2_error) lowest = std::move(c);
   };
   const long step = std::max(1L, radius / 32);
@@ -334,7 +351,7 @@ std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point&
   // readings stay nearer max |z| (bisection for the first k within, from the default's side).
   const double level = std::max(kFlatScaleLog2Goal, lowest->log2_error + 1);
   auto within = [&](long k) {
-    const auto c = at(k, mirrored);
+    const auto c = at(k, mirrored, level);
     return c && c->log2_error <= level;
   };
   long lo = std::min(k0, lowest->k), hi = std::max(k0, lowest->k);
