@@ -12,8 +12,8 @@ checked file by file instead.
 
 Clean results are cached (as ccache caches objects) under $SEQI_TIDY_CACHE (default
 ~/.cache/seqi-tidy; "off" disables it). A unit's key hashes everything its result depends on:
-clang-tidy's version, .clang-tidy, the compile arguments, and the contents of every file the
-unit reads (its sources and each header the preprocessor opens, listed by clang's -M), with the
+clang-tidy's version, .clang-tidy, this script, the compile arguments, and the contents of every
+file the unit reads (its sources and each header the preprocessor opens, listed by clang's -M), with the
 tree's root replaced by a placeholder so that a fresh clone elsewhere hits the same entries.
 Only clean units are cached: a finding is always reported from a real run.
 """
@@ -75,10 +75,14 @@ def cache_dir():
 
 
 def tool_identity():
-    """clang-tidy's version and the configuration: part of every key."""
+    """clang-tidy's version, the configuration and this script (its header filter and options):
+    part of every key."""
     version = subprocess.run(["clang-tidy", "--version"], capture_output=True, text=True).stdout
-    with open(os.path.join(ROOT, ".clang-tidy"), "rb") as f:
-        return version.encode() + f.read()
+    identity = version.encode()
+    for path in (os.path.join(ROOT, ".clang-tidy"), os.path.abspath(__file__)):
+        with open(path, "rb") as f:
+            identity += f.read()
+    return identity
 
 
 def unit_key(source, extra, args, identity, unity_dir):
