@@ -50,6 +50,9 @@ BOOST_AUTO_TEST_CASE(random_small_datasets_certify_and_match_dense_pass) {
       const auto brute = certify_construction_hardmax(data, built, true).certificate;
       BOOST_TEST(brute.verified);
       expect_dense_pass_interpolates(data, built.model);
+      // The pairwise, threaded ||theta||^2 equals the left-to-right sum of the model's scalars.
+      BOOST_TEST(exact_norm_sq(built.model, 2) == built.model.stored_norm_sq());
+      BOOST_TEST(exact_norm_sq(built.model, 1) == built.model.stored_norm_sq());
       // One flat hat per distinct target (lem:fewer-blocks-count): K + sum(m) + D, or at most 2 more.
       const std::size_t K = built.record.separation.lifts;
       BOOST_TEST(cert.counts.blocks <= K + data.sum_m() + distinct_targets(data) + 2);

@@ -2,18 +2,12 @@
 
 #include <algorithm>
 
-#include "seqi/core/parallel.hpp"
-#include "seqi/numbers/exact_sum.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
 
 Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, unsigned threads) {
-  std::vector<Rational> norm_sq(model.blocks.size());
-  for_each_index(model.blocks.size(), threads, [&](std::size_t k) {
-    norm_sq[k] = model.blocks[k].ff.stored_norm_sq() + model.blocks[k].sa.stored_norm_sq();
-  });
-  return count_model(model, N, sum_m, exact_sum(std::move(norm_sq)));
+  return count_model(model, N, sum_m, exact_norm_sq(model, threads));
 }
 
 Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, Rational param_norm_sq) {

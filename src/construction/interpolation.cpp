@@ -203,7 +203,7 @@ namespace {
 // least that large: ||theta||^2 only grows with blocks, so it could no longer be the lighter one.
 bool build_leader_construction(const Dataset& data, Construction& out, unsigned threads,
                                const std::optional<Rational>& lighter_than = std::nullopt) {
-  const auto too_heavy = [&] { return lighter_than && out.model.stored_norm_sq() >= *lighter_than; };
+  const auto too_heavy = [&] { return lighter_than && exact_norm_sq(out.model, threads) >= *lighter_than; };
   Rng rng(out.record.seed);
   TokenState config = inputs_of(data, threads);
   const Separation sep = build_separation(config, rng, out, threads);
@@ -236,9 +236,9 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   }
   // Both built, the smaller exact ||theta||^2 kept (lem:param-norm); the leaders are abandoned
   // once their partial norm reaches the mean collapse's.
-  const Rational mean_norm = mean.model.stored_norm_sq();
+  const Rational mean_norm = exact_norm_sq(mean.model, threads);
   const bool leaders_built = build_leader_construction(data, out, threads, mean_norm);
-  const Rational leader_norm = out.model.stored_norm_sq();
+  const Rational leader_norm = exact_norm_sq(out.model, threads);
   const bool leaders_lighter = leaders_built && leader_norm < mean_norm;
   Construction& kept = leaders_lighter ? out : mean;
   kept.record.choices.push_back(

@@ -136,7 +136,7 @@ bool build_mean_collapse(const Dataset& data, Construction& out, unsigned thread
     Rng trial_rng = rng;
     trials[i].record.interpolation.a = candidates[i].second;
     finish_mean_collapse(data, means, trial_rng, trials[i]);
-    norms[i] = trials[i].model.stored_norm_sq();
+    norms[i] = exact_norm_sq(trials[i].model);  // one thread each: candidates run side by side
   });
   std::optional<std::size_t> best;
   std::string compared;

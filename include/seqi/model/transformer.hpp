@@ -40,6 +40,11 @@ struct Transformer {
   }
 };
 
+// The exact ||theta||^2 of `model` (lem:param-norm), equal to model.stored_norm_sq(): block norms
+// computed on `threads` threads and added by pairwise summation (numbers/exact_sum), which stays
+// O(n log n) where the blocks' denominators differ.
+Rational exact_norm_sq(const Transformer<Rational>& model, unsigned threads = 1);
+
 // Dense forward pass of one sequence: O(L n^2 d) for attention, O(L n w d) for FF.
 template <OrderedScalar S>
 TokenList<S> forward_dense(const Transformer<S>& model, TokenList<S> X) {
