@@ -45,16 +45,22 @@ Rational magnitude(std::mt19937_64& g) {
   return p * Rational(static_cast<long>(g() % 2001) - 1000, 1 + static_cast<long>(g() % 97));
 }
 
+// n values of trial `trial`: unrelated magnitudes (every third trial) or neighbours of one.
+std::vector<Rational> random_values(std::mt19937_64& g, int trial, std::size_t n) {
+  std::vector<Rational> t;
+  const Rational base = magnitude(g);
+  for (std::size_t i = 0; i < n; ++i) t.push_back(trial % 3 == 0 ? magnitude(g) : near(g, base));
+  return t;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(filtered_order_equals_the_exact_order) {
   const std::uint64_t seed = seqi::testing::base_seed("filtered_order");
   std::mt19937_64 g(seed);
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<Rational> t;
-    const Rational base = magnitude(g);
     const std::size_t n = 1 + g() % 200;
-    for (std::size_t i = 0; i < n; ++i) t.push_back(trial % 3 == 0 ? magnitude(g) : near(g, base));
+    std::vector<Rational> t = random_values(g, trial, n);
     // Equal values written differently (k/k) and zeros.
     if (n > 2) t[1] = t[0] * Rational(7) / Rational(7), t[2] = 0;
     BOOST_TEST(seqi::increasing_order(t) == exact_order(t), "seed " << seed << " trial " << trial);
@@ -67,9 +73,7 @@ BOOST_AUTO_TEST_CASE(filtered_compare_equals_the_exact_comparison) {
   const std::uint64_t seed = seqi::testing::base_seed("filtered_compare");
   std::mt19937_64 g(seed);
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<Rational> t;
-    const Rational base = magnitude(g);
-    for (int i = 0; i < 40; ++i) t.push_back(trial % 3 == 0 ? magnitude(g) : near(g, base));
+    std::vector<Rational> t = random_values(g, trial, 40);
     t.push_back(t[0] * Rational(3) / Rational(3));
     t.push_back(0);
     const auto e = seqi::enclosures(t);

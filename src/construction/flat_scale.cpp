@@ -137,6 +137,17 @@ class FlatScaleSearch {
     return std::clamp(static_cast<long>(top - bottom) + 64, 64L, 8192L);
   }
 
+  // The candidate at scale k with the given hats mirrored, if its run order exists; its estimate
+  // is exact when at most `stop_above`, otherwise only known to exceed it.
+  std::optional<FlatScale> candidate(long k, const std::vector<bool>& mirrored, long recorded_default_k,
+                                     double stop_above = std::numeric_limits<double>::infinity()) const {
+    const auto t = readings(k);
+    auto order = flat_run_order(task_, t, mirrored);
+    if (!order) return std::nullopt;
+    const double error = log2_error(k, t, *order, mirrored, stop_above);
+    return FlatScale{k, recorded_default_k, std::move(*order), mirrored, error};
+  }
+
   std::vector<Rational> readings(long k) const {
     const Rational s = pow2(k);
     std::vector<Rational> t;
@@ -297,28 +308,17 @@ double flat_float_log2_error(const FlatHatTask& task, const Point& r_hat, long k
 std::optional<FlatScale> first_scale_within(const FlatHatTask& task, const Point& r_hat, const std::vector<long>& ks,
                                             const std::vector<bool>& mirrored, double level, long default_k) {
   const FlatScaleSearch search(task, r_hat);
-  for (long k : ks) {
-    const auto t = search.readings(k);
-    auto order = flat_run_order(task, t, mirrored);
-    if (!order) continue;
-    const double error = search.log2_error(k, t, *order, mirrored, level);
-    if (error <= level) return FlatScale{k, default_k, std::move(*order), mirrored, error};
-  }
+  for (long k : ks)
+    if (auto c = search.candidate(k, mirrored, default_k, level); c && c->log2_error <= level) return c;
   return std::nullopt;
 }
 
 std::optional<FlatScale> choose_flat_scale(const FlatHatTask& task, const Point& r_hat) {
   const FlatScaleSearch search(task, r_hat);
   const long k0 = search.default_k();
-  // The candidate at k with the given hats mirrored, if its order exists; its estimate is exact
-  // when at most `stop_above`, otherwise only known to exceed it.
   auto at = [&](long k, const std::vector<bool>& mirrored,
-                double stop_above = std::numeric_limits<double>::infinity()) -> std::optional<FlatScale> {
-    const auto t = search.readings(k);
-    auto order = flat_run_order(task, t, mirrored);
-    if (!order) return std::nullopt;
-    const double error = search.log2_error(k, t, *order, mirrored, stop_above);
-    return FlatScale{k, k0, std::move(*order), mirrored, error};
+                double stop_above = std::numeric_limits<double>::infinity()) {
+    return search.candidate(k, mirrored, k0, stop_above);
   };
   auto fallback = at(k0, {});
   if (!fallback || fallback->log2_error <= kFlatScaleLog2Goal) return fallback;

@@ -198,21 +198,26 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
 
 namespace {
 
-// Phases S, P, C and I (the leader construction), appended to `out`; true when all were built.
-// With `lighter_than`, the construction stops after a phase whose blocks so far store a norm at
-// least that large: ||theta||^2 only grows with blocks, so it could no longer be the lighter one.
-bool build_leader_construction(const Dataset& data, Construction& out, unsigned threads,
-                               const std::optional<Rational>& lighter_than = std::nullopt) {
-  const auto too_heavy = [&] { return lighter_than && exact_norm_sq(out.model, threads) >= *lighter_than; };
+// Phases S, P, C and I (the leader construction), appended to `out`. With `lighter_than`, the
+// construction stops after a phase whose blocks so far store a norm at least that large
+// (||theta||^2 only grows with blocks, so it could no longer be the lighter one) and returns
+// that norm; nullopt when all phases were built.
+std::optional<Rational> build_leader_construction(const Dataset& data, Construction& out, unsigned threads,
+                                                  const std::optional<Rational>& lighter_than = std::nullopt) {
+  const auto too_heavy = [&]() -> std::optional<Rational> {
+    if (!lighter_than) return std::nullopt;
+    Rational norm = exact_norm_sq(out.model, threads);
+    return norm >= *lighter_than ? std::optional<Rational>(std::move(norm)) : std::nullopt;
+  };
   Rng rng(out.record.seed);
   TokenState config = inputs_of(data, threads);
   const Separation sep = build_separation(config, rng, out, threads);
-  if (too_heavy()) return false;
+  if (auto norm = too_heavy()) return norm;
   const ShiftedTokens tokens(data, config, out.record.separation.lifts > 0, sep.v, sep.s);
   build_placement(data, tokens, sep.shift, rng, out, threads);
-  if (too_heavy()) return false;
+  if (auto norm = too_heavy()) return norm;
   build_collapse_and_interpolation(data, rng, out);  // every unit is built balanced (lem:relu-rescaling)
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -237,8 +242,9 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   // Both built, the smaller exact ||theta||^2 kept (lem:param-norm); the leaders are abandoned
   // once their partial norm reaches the mean collapse's.
   const Rational mean_norm = exact_norm_sq(mean.model, threads);
-  const bool leaders_built = build_leader_construction(data, out, threads, mean_norm);
-  const Rational leader_norm = exact_norm_sq(out.model, threads);
+  const std::optional<Rational> stopped_at = build_leader_construction(data, out, threads, mean_norm);
+  const bool leaders_built = !stopped_at;
+  const Rational leader_norm = leaders_built ? exact_norm_sq(out.model, threads) : *stopped_at;
   const bool leaders_lighter = leaders_built && leader_norm < mean_norm;
   Construction& kept = leaders_lighter ? out : mean;
   kept.record.choices.push_back(
