@@ -15,6 +15,7 @@
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/float_statement/float_run.hpp"
 #include "seqi/construction/construction.hpp"
+#include "seqi/construction/hats.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "float_run_support.hpp"
@@ -164,6 +165,45 @@ BOOST_AUTO_TEST_CASE(long_placement_chains_bound_only_tokens_near_each_window) {
       expect_hardmax_runs_within(model, chain_data.pairs[j].input.points(), f.delta, trial, runs);
   }
   BOOST_TEST(certified == 3u);
+}
+
+// lem:plateau-hat: a token that owes a large rounding charge (far right of a narrow first hat)
+// and is then moved by its own narrow hat. The triangle's kink amplifies the token's reading error
+// by about |D| / delta (lem:float-reading); the plateau's active units cancel, so the bound keeps
+// about the charge. Both statements hold for actual float runs in three summation orders.
+BOOST_AUTO_TEST_CASE(a_plateau_hat_does_not_amplify_its_leaders_error) {
+  Dataset data;
+  data.dimension = 2;
+  SequencePair p;
+  for (const Rational& t : {Rational(0), Rational(1), Rational(1) + Rational(1, 1024)}) {
+    Point x(2);
+    x << t, Rational(1, 3);
+    p.input.push_back(x);
+  }
+  p.output.push_back(p.input[0]);
+  data.pairs.push_back(p);
+  Point r(2), left(2);
+  r << 1, 0;
+  left << -1, 0;
+  std::vector<double> delta;
+  for (const bool plateau : {false, true}) {
+    Transformer<Rational> model;
+    model.dimension = 2;
+    // Token 1 (reading 0) to reading -5 through a window of half-width 2^-20, then token 2 (reading 1)
+    // to reading -9 through one of 2^-12 (token 3 reads 2^-10 right of it).
+    model.blocks.push_back({SelfAttention<Rational>::identity(),
+                            move_layer({r, Rational(0), Rational(1, 1 << 20), Point(left * 5)}, plateau), Phase::user});
+    model.blocks.push_back({SelfAttention<Rational>::identity(),
+                            move_layer({r, Rational(1), Rational(1, 1 << 12), Point(left * 10)}, plateau), Phase::user});
+    const FloatRunFacts f = bound_float_run(model, data, Setting::hardmax, Rational(1), 200);
+    BOOST_TEST_REQUIRE(f.certified, (plateau ? "plateau: " : "hat: ") << f.failure);
+    std::size_t runs = 0;
+    expect_hardmax_runs_within(model, data.pairs[0].input.points(), f.delta, plateau, runs);
+    BOOST_TEST(runs == 3u);
+    delta.push_back(f.delta);
+  }
+  std::cout << "plateau: delta " << delta[1] << " against the hat's " << delta[0] << "\n";
+  BOOST_TEST(delta[1] * 1000 < delta[0]);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

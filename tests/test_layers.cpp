@@ -150,6 +150,57 @@ BOOST_AUTO_TEST_CASE(hat_layer_moves_exactly_one_reading) {
   CHECK_POINT(ff.apply(pt({q(11, 8), 1})), Point(pt({q(11, 8), 1}) + D / Rational(4)));
 }
 
+BOOST_AUTO_TEST_CASE(plateau_hat_layer_moves_its_plateau_and_keeps_the_hull) {
+  const Point r = pt({1, 2});
+  const Rational t_q = 3, delta = q(1, 2), p = delta * plateau_fraction();
+  BOOST_TEST(p == q(1, 32));
+  const Point D = pt({-2, q(5, 3)});
+  const auto ff = plateau_hat_layer(r, t_q, delta, D);
+  const auto hat = hat_layer(r, t_q, delta, D);
+  BOOST_TEST(ff.width() == 4u);
+  BOOST_TEST(ff.eta == 1);
+  const auto at = [&](const Rational& t) { return pt({t, 0}); };  // reads t along r
+  // The plateau [t_q - p, t_q + p]: moved by exactly D.
+  for (const Rational& t : {t_q, t_q - p, t_q + p, t_q + p / 3, t_q - p * q(7, 8)})
+    CHECK_POINT(ff.apply(at(t)), Point(at(t) + D));
+  CHECK_POINT(ff.apply(pt({1, 1})), Point(pt({1, 1}) + D));  // another point reading t_q
+  // Outside the hull (t_q - delta, t_q + delta): unchanged, as the hat.
+  for (const Rational& t : {t_q - delta, t_q + delta, t_q + 2 * delta, t_q - 7, Rational(1000), Rational(-1000)}) {
+    CHECK_POINT(ff.apply(at(t)), at(t));
+    CHECK_POINT(hat.apply(at(t)), at(t));
+  }
+  // On a ramp: linear from 1 at t_q +/- p to 0 at t_q +/- delta.
+  for (const Rational& s : {q(1, 4), q(1, 2), q(9, 10)}) {
+    const Rational off = p + (delta - p) * s;
+    CHECK_POINT(ff.apply(at(t_q + off)), Point(at(t_q + off) + D * (1 - s)));
+    CHECK_POINT(ff.apply(at(t_q - off)), Point(at(t_q - off) + D * (1 - s)));
+  }
+}
+
+// The plateau count keeps the leader construction within lem:counts' (20d+22) sum(m) parameters
+// for any number of runs up to sum(m), and is the largest such count (capped at K + sum(m) - 1).
+BOOST_AUTO_TEST_CASE(plateau_hats_within_bound_is_the_largest_count_within_the_bound) {
+  const auto params = [](std::size_t d, std::size_t S, std::size_t K, bool shift, std::size_t plateaus) {
+    return (6 * d + 7) * (S + K) + (2 * d + 1) * plateaus + (8 * d + 8) * S + 4 * d + 1 + (shift ? 2 * d : 0);
+  };
+  std::size_t capped = 0, limited = 0;
+  for (std::size_t d : {2u, 3u, 16u, 784u})
+    for (std::size_t S : {1u, 2u, 5u, 300u, 4000u})
+      for (std::size_t K = 0; K < S; K += 1 + S / 7)
+        for (const bool shift : {false, true}) {
+          const std::size_t n = plateau_hats_within_bound(d, S, K, shift);
+          const std::size_t bound = (20 * d + 22) * S;
+          BOOST_TEST_CONTEXT("d " << d << ", sum(m) " << S << ", K " << K << ", shift " << shift) {
+            BOOST_TEST(n <= K + S - 1);
+            if (n > 0) BOOST_TEST(params(d, S, K, shift, n) <= bound);
+            if (n < K + S - 1) BOOST_TEST(params(d, S, K, shift, n + 1) > bound);
+          }
+          (n == K + S - 1 ? capped : limited) += 1;
+        }
+  BOOST_TEST(capped > 0u);
+  BOOST_TEST(limited > 0u);
+}
+
 BOOST_AUTO_TEST_CASE(flat_hat_layer_collapses_its_window) {
   const Point v = pt({1, 2, -1});
   const Point r = pt({1, 1, 2});

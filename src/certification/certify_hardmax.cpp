@@ -62,7 +62,7 @@ RunReport certify_construction_hardmax(const Dataset& data, const Construction& 
                                                        built.record.separation.shift_used,
                                                        built.record.separation.lifts,
                                                        built.record.interpolation.runs.size());
-  cert.add({"parameters = (6d+7)(sum(m) + K) + (8d+8) runs + 4d + 1 + 2d[shift]", "lem:fewer-blocks-count",
+  cert.add({"parameters = (6d+7)(sum(m) + K) + (2d+1) plateaus + (8d+8) runs + 4d + 1 + 2d[shift]", "lem:fewer-blocks-count",
             cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
 
   add_collapse_layer_check(cert, built);  // the record's z refer to this layer (lem:collapse)

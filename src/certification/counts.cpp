@@ -1,3 +1,4 @@
+#include "seqi/construction/hats.hpp"
 #include "seqi/certification/counts.hpp"
 
 #include <algorithm>
@@ -33,7 +34,9 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
 
 std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts,
                                           std::size_t runs) {
-  return (6 * d + 7) * (sum_m + lifts) + (8 * d + 8) * runs + 4 * d + 1 + (shift_used ? 2 * d : 0);
+  const std::size_t plateaus = plateau_hats_within_bound(d, sum_m, lifts, shift_used);  // lem:plateau-hat
+  return (6 * d + 7) * (sum_m + lifts) + (2 * d + 1) * plateaus + (8 * d + 8) * runs + 4 * d + 1 +
+         (shift_used ? 2 * d : 0);
 }
 
 std::size_t predicted_mean_collapse_params(std::size_t d, std::size_t runs, bool offset) {

@@ -198,6 +198,24 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
 
 namespace {
 
+// lem:plateau-hat: the hats that carry a plateau within lem:counts' bound, lifts first. Rebuilds
+// the first lift blocks with their plateau (the same exact map) and logs the choice; returns how
+// many placement hats after the shrink layer carry one.
+std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Construction& out) {
+  const auto& rec = out.record.separation;
+  const std::size_t sum_m = data.sum_m(), lifts = sep.lifts.size();
+  const std::size_t plateaus =
+      plateau_hats_within_bound(static_cast<std::size_t>(data.dimension), sum_m, lifts, rec.shift_used);
+  const std::size_t on_lifts = std::min(plateaus, lifts);
+  for (std::size_t k = 0; k < on_lifts; ++k) out.model.blocks[k].ff = move_layer(sep.lifts[k], true);
+  out.record.choices.push_back({"hats with a plateau of half-width delta/16 (lem:plateau-hat, within lem:counts' "
+                                "parameter bound): " + std::to_string(on_lifts) + " of " + std::to_string(lifts) +
+                                    " lifts, " + std::to_string(plateaus - on_lifts) + " of " +
+                                    std::to_string(sum_m > 0 ? sum_m - 1 : 0) + " placement hats after the shrink",
+                                1, Integer(0)});
+  return plateaus - on_lifts;
+}
+
 // Phases S, P, C and I (the leader construction), appended to `out`. With `lighter_than`, the
 // construction stops after a phase whose blocks so far store a norm at least that large
 // (||theta||^2 only grows with blocks, so it could no longer be the lighter one) and returns
@@ -214,7 +232,8 @@ std::optional<Rational> build_leader_construction(const Dataset& data, Construct
   const Separation sep = build_separation(config, rng, out, threads);
   if (auto norm = too_heavy()) return norm;
   const ShiftedTokens tokens(data, config, out.record.separation.lifts > 0, sep.v, sep.s);
-  build_placement(data, tokens, sep.shift, rng, out, threads);
+  const std::size_t plateaus = with_lift_plateaus(data, sep, out);
+  build_placement(data, tokens, sep.shift, rng, out, plateaus, threads);
   if (auto norm = too_heavy()) return norm;
   build_collapse_and_interpolation(data, rng, out);  // every unit is built balanced (lem:relu-rescaling)
   return std::nullopt;

@@ -203,9 +203,10 @@ void choose_reading_and_leaders(const ShiftedTokens& c, Rng& rng, const std::vec
 
 // One hat per leader, in the order of lem:hat-order (or lem:gap-places' two-sided order when the
 // places read a split), moving it to its place; the first also shrinks every token (lem:shrink).
+// The hats s = 1 .. plateaus after it carry a plateau (lem:plateau-hat).
 void add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& first_sa, const Point& C_e1,
-                        const std::vector<Point>& places, const std::vector<Rational>& delta, unsigned threads,
-                        Construction& out) {
+                        const std::vector<Point>& places, const std::vector<Rational>& delta, std::size_t plateaus,
+                        unsigned threads, Construction& out) {
   const auto& rec = out.record.placement;
   std::vector<std::size_t> leader_tokens;
   for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
@@ -238,10 +239,10 @@ void add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& f
       block.ff = shrink_hat_layer(rec.reading, dot(rec.reading, q), delta[k], D, rec.eps, C_e1);
     } else if (hat_order.mirrored[k]) {  // lem:gap-places: active left of its window
       const Point now = q * rec.eps + C_e1;
-      block.ff = hat_layer(Point(-rec.reading), -dot(rec.reading, now), delta[k], places[k] - now);
+      block.ff = move_layer({Point(-rec.reading), -dot(rec.reading, now), delta[k], places[k] - now}, s <= plateaus);
     } else {
       const Point now = q * rec.eps + C_e1;
-      block.ff = hat_layer(rec.reading, dot(rec.reading, now), delta[k], places[k] - now);
+      block.ff = move_layer({rec.reading, dot(rec.reading, now), delta[k], places[k] - now}, s <= plateaus);
     }
     hats[s] = std::move(block);
   });
@@ -251,7 +252,7 @@ void add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& f
 }  // namespace
 
 void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAttention<Rational>& first_sa,
-                     Rng& rng, Construction& out, unsigned threads) {
+                     Rng& rng, Construction& out, std::size_t plateaus, unsigned threads) {
   auto& rec = out.record.placement;
   rec.C = 4;
   rec.r0 = 1;
@@ -268,7 +269,7 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
     for (auto& placed : rec.placed)
       for (auto& q : placed) q = *p++;
   }
-  add_placement_hats(c, first_sa, C_e1, places, delta, threads, out);
+  add_placement_hats(c, first_sa, C_e1, places, delta, plateaus, threads, out);
 }
 
 }  // namespace seqi

@@ -69,8 +69,9 @@ Point point_in_symmetric_difference(const TokenState& c, std::size_t j, std::siz
                           " have equal token sets (H3 violated)");
 }
 
-// One lift: a hat moving the point q by e in every sequence holding it (lem:distinct-means).
-void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) {
+// One lift: a hat moving the point q by e in every sequence holding it (lem:distinct-means);
+// returns its move (the block holds hat_layer of it).
+HatMove lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) {
   const int d = static_cast<int>(q.size());
   const std::size_t k = out.record.separation.lifts + 1;
   // Reading with small dyadic entries; among candidates the largest relative isolation
@@ -108,20 +109,22 @@ void lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& out) 
 
   for (auto& x : c.tokens)
     if (equal_points(x, q)) x += e;
-  out.model.blocks.push_back({SelfAttention<Rational>::identity(), hat_layer(r, dot(r, q), delta, e),
-                              Phase::separation});
+  HatMove move{r, dot(r, q), delta, e};
+  out.model.blocks.push_back({SelfAttention<Rational>::identity(), move_layer(move, false), Phase::separation});
   ++out.record.separation.lifts;
+  return move;
 }
 
 }  // namespace
 
 Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads) {
   auto groups = shared_points(c, threads);
-  if (groups.empty()) return {SelfAttention<Rational>::identity(), {}, {}};
+  if (groups.empty()) return {SelfAttention<Rational>::identity(), {}, {}, {}};
   const auto owner = c.owners();
   auto mu = sequence_means(c, threads);
+  std::vector<HatMove> lifts;
   while (const auto pair = equal_mean_sharing_pair(groups, owner, mu)) {
-    lift_one_point(c, point_in_symmetric_difference(c, pair->first, pair->second), rng, out);
+    lifts.push_back(lift_one_point(c, point_in_symmetric_difference(c, pair->first, pair->second), rng, out));
     groups = shared_points(c, threads);
     mu = sequence_means(c, threads);
   }
@@ -137,7 +140,7 @@ Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned
     }, out.record.choices);
   }
   out.record.separation.shift_used = true;
-  Separation sep{SelfAttention<Rational>::identity(), v, std::vector<Rational>(mu.size())};
+  Separation sep{SelfAttention<Rational>::identity(), v, std::vector<Rational>(mu.size()), std::move(lifts)};
   sep.shift.V = StructuredMatrix<Rational>::rank_one(v, f);
   for_each_index(mu.size(), threads, [&](std::size_t j) { sep.s[j] = dot(f, mu[j]); });
   return sep;

@@ -104,9 +104,13 @@ std::string summary_text(const RunReport& report, const RunInfo& run) {
       << "): " << ch.detail << "\n";
   if (cert.construction) {
     o << "generic choices (seeded, each checked exactly):\n";
-    for (const auto& g : cert.construction->choices)
-      o << "  " << g.what << ": " << g.attempts << " draw" << (g.attempts > 1 ? "s" : "") << ", last from [-"
-        << g.final_range.str() << ", " << g.final_range.str() << "]\n";
+    for (const auto& g : cert.construction->choices) {
+      o << "  " << g.what;
+      if (g.final_range != 0)  // 0: a choice made without drawing
+        o << ": " << g.attempts << " draw" << (g.attempts > 1 ? "s" : "") << ", last from [-" << g.final_range.str()
+          << ", " << g.final_range.str() << "]";
+      o << "\n";
+    }
   }
   return o.str();
 }

@@ -38,7 +38,8 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
 Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_t sum_m, Rational param_norm_sq);
 
 // The structured parameter count lem:fewer-blocks-count predicts for our construction with
-// `runs` interpolation blocks: (6d+7) (sum(m) + K) + (8d+8) runs + 4d + 1 + 2d [shift used].
+// `runs` interpolation blocks: (6d+7) (sum(m) + K) + (2d+1) plateaus + (8d+8) runs + 4d + 1 +
+// 2d [shift used], plateaus = plateau_hats_within_bound (lem:plateau-hat).
 std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts,
                                           std::size_t runs);
 // The same for the mean-collapse construction (lem:mean-collapse): one flat-hat block per run,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "seqi/construction/generic_choice.hpp"
+#include "seqi/construction/hats.hpp"
 #include "seqi/construction/shifted_tokens.hpp"
 #include "seqi/core/dataset.hpp"
 #include "seqi/model/token_state.hpp"
@@ -123,6 +124,7 @@ struct Separation {
   SelfAttention<Rational> shift;
   Point v;
   std::vector<Rational> s;
+  std::vector<HatMove> lifts;  // the lift hats, in order (blocks 0 .. K-1)
 };
 
 // Phases, each appending its blocks. Separation advances `config` (the exact token positions;
@@ -130,8 +132,9 @@ struct Separation {
 // shift, which the placement reads through ShiftedTokens; the placement is the last phase that
 // reads token positions.
 Separation build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1);
+// plateaus: how many placement hats after the shrink layer carry a plateau (lem:plateau-hat).
 void build_placement(const Dataset& data, const ShiftedTokens& tokens, const SelfAttention<Rational>& first_sa,
-                     Rng& rng, Construction& out, unsigned threads = 1);
+                     Rng& rng, Construction& out, std::size_t plateaus, unsigned threads = 1);
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);
 
 // lem:mean-collapse: where every m_j = 1 and the sequences' means are pairwise distinct, the whole

@@ -9,6 +9,31 @@ namespace seqi {
 FeedForward<Rational> hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
                                 const Point& D);
 
+// The same move with a plateau (lem:plateau-hat): x -> x + D * h_p(r.x), h_p = 1 on
+// [t_q - p, t_q + p] and 0 outside (t_q - delta, t_q + delta), linear between, p = delta / 16.
+// Same hull as hat_layer; at the leader the active units' slopes cancel, so a float run does
+// not amplify the leader's reading error (its kink would, by |D| / delta). Width 4.
+FeedForward<Rational> plateau_hat_layer(const Point& r, const Rational& t_q, const Rational& delta, const Point& D);
+// p / delta for plateau_hat_layer.
+inline Rational plateau_fraction() { return Rational(1, 16); }
+
+// One hat's move: the tokens reading t_q along r move by D; identity outside (t_q - delta, t_q + delta).
+struct HatMove {
+  Point r;
+  Rational t_q, delta;
+  Point D;
+};
+// hat_layer, or plateau_hat_layer when `plateau`.
+inline FeedForward<Rational> move_layer(const HatMove& m, bool plateau) {
+  return plateau ? plateau_hat_layer(m.r, m.t_q, m.delta, m.D) : hat_layer(m.r, m.t_q, m.delta, m.D);
+}
+
+// How many hats may carry a plateau (2d + 1 parameters more than a hat each) while the leader
+// construction keeps within lem:counts' (20d + 22) sum(m) parameters for any number of runs (at
+// most sum(m)): at most K + sum(m) - 1, the K lift hats and the placement hats after the shrink
+// layer. They are given in block order: lifts first.
+std::size_t plateau_hats_within_bound(std::size_t d, std::size_t sum_m, std::size_t lifts, bool shift_used);
+
 // The first placement layer: x -> eps*x + C*e1 + D*h(r.x) (hat plus a constant unit). Width 4.
 FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
                                        const Point& D, const Rational& eps, const Point& C_e1);
