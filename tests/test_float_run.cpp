@@ -257,6 +257,48 @@ BOOST_AUTO_TEST_CASE(softmax_certificates_float_runs_lie_within_delta) {
   BOOST_TEST(shown >= 1u);
 }
 
+// lem:float-dot counts only the nonzero weights: a layer whose rows read one coordinate of a
+// 40-dimensional token rounds like a two-term sum (reading and bias), not a 41-term one. The same
+// layer with every other weight 2^-40 (dense) gets the 41-term bound. Float runs in three orders
+// lie within both.
+BOOST_AUTO_TEST_CASE(zero_weights_do_not_count_as_rounded_terms) {
+  const int d = 40;
+  Gen g{std::mt19937_64(base_seed("sparse rows"))};
+  Dataset data;
+  data.dimension = d;
+  for (int j = 0; j < 5; ++j) {
+    SequencePair p;
+    for (int i = 0; i < 4; ++i) p.input.push_back(g.point(d));
+    p.output.push_back(p.input[0]);
+    data.pairs.push_back(p);
+  }
+  std::vector<double> delta;
+  for (const bool dense : {false, true}) {
+    Transformer<Rational> model;
+    model.dimension = d;
+    FeedForward<Rational> ff;
+    ff.eta = 1;
+    ff.U = Mat<Rational>::Zero(2, d);
+    ff.W = Mat<Rational>::Zero(d, 2);
+    ff.b = Point(2);
+    for (int k = 0; k < 2; ++k) {
+      ff.U(k, k) = Rational(3 + k, 7);
+      for (int c = 2; dense && c < d; ++c) ff.U(k, c) = Rational(1, Integer(1) << 40);
+      ff.b[k] = 1000;  // every pre-activation positive by far: no decision is close
+      ff.W(k, k) = Rational(5, 7);
+    }
+    model.blocks.push_back({SelfAttention<Rational>::identity(), ff, Phase::user});
+    const FloatRunFacts f = bound_float_run(model, data, Setting::hardmax, Rational(1), 200);
+    BOOST_TEST_REQUIRE(f.certified, (dense ? "dense: " : "sparse: ") << f.failure);
+    std::size_t runs = 0;
+    for (const auto& pair : data.pairs) expect_hardmax_runs_within(model, pair.input.points(), f.delta, dense, runs);
+    BOOST_TEST(runs == 3 * data.pairs.size());
+    delta.push_back(f.delta);
+  }
+  std::cout << "sparse rows: delta " << delta[0] << " against " << delta[1] << " dense\n";
+  BOOST_TEST(delta[0] * 4 < delta[1]);  // equal when every weight counted
+}
+
 BOOST_AUTO_TEST_CASE(random_models_float_runs_lie_within_delta) {
   const auto seed = base_seed("random");
   for (Setting kind : {Setting::hardmax, Setting::softmax}) {

@@ -79,10 +79,11 @@ Propagation::FFLayer Propagation::ff_layer(const FeedForward<Rational>& ff, cons
       L.r_mag[c] = std::fabs(rc.mid) + rc.rad;
     }
   }
-  L.cU = dot_rounding(f.d + 1, fmt_);
-  L.cM = gamma_up(f.d + 1, 0x1p-52) * (1 + 0x1p-51) + 0x1p-51;
-  L.under = static_cast<double>(f.d + 1) * 0x1p-1072;
-  L.tiny_units = static_cast<double>(f.d + 1) * 4 * fmt_.tiny;
+  // A pre-activation sums f.terms nonzero summands (zero weights give exact zeros, lem:float-dot).
+  L.cU = dot_rounding(f.terms, fmt_);
+  L.cM = gamma_up(f.terms, 0x1p-52) * (1 + 0x1p-51) + 0x1p-51;
+  L.under = static_cast<double>(f.terms) * 0x1p-1072;
+  L.tiny_units = static_cast<double>(f.terms) * 4 * fmt_.tiny;
   return L;
 }
 

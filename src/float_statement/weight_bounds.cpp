@@ -87,9 +87,10 @@ FFBound ff_bound(const FeedForward<Rational>& ff) {
     f.b_mid.push_back(b.mid);
     f.b_mag.push_back(std::fabs(b.mid) + b.rad);
     f.u_one.push_back(one);
-    bool zero = true;
-    for (std::size_t c = 0; c < f.d; ++c) zero = zero && ff.U(kk, static_cast<Eigen::Index>(c)) == 0;
-    f.zero_row.push_back(zero);
+    std::size_t nonzero = 0;
+    for (std::size_t c = 0; c < f.d; ++c) nonzero += ff.U(kk, static_cast<Eigen::Index>(c)) != 0;
+    f.zero_row.push_back(nonzero == 0);
+    f.terms = std::max(f.terms, nonzero + 1);
     f.w_col.push_back(col);
   }
   return f;

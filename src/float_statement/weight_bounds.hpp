@@ -64,6 +64,9 @@ Applied apply_bound(const StructuredBound& s, double x, double ex, std::size_t d
 // Per-layer magnitudes of a feed-forward layer (lem:float-ff).
 struct FFBound {
   std::size_t w = 0, d = 0;
+  // 1 + the most nonzero entries of a row of U: the summands of a pre-activation (lem:float-dot,
+  // a zero weight's product is an exact zero); at most d + 1.
+  std::size_t terms = 1;
   std::vector<double> u_mid, u_mag, u_one, b_mid, b_mag, w_col;
   std::vector<char> zero_row;  // U_k = 0 exactly
   double eta = 0;
