@@ -154,4 +154,47 @@ BOOST_AUTO_TEST_CASE(targets_of_one_scale_keep_the_estimate_within_its_goal) {
   }
 }
 
+// rem:flat-range, sparse readings: where the targets do not vary on some coordinates (one-hot-
+// like classification targets), the flat-hat reading lives on fewer than half of them and only
+// on them, every float64 statement is shown and float64 runs land within delta; where the
+// targets vary on every coordinate the reading is drawn on all of them.
+BOOST_AUTO_TEST_CASE(flat_hat_readings_are_sparse_where_the_targets_do_not_vary) {
+  std::size_t sparse = 0;
+  for (std::uint64_t k = 0; k < 6; ++k) {
+    const std::uint64_t seed = base_seed() + 200 + k;
+    RandomDatasetSpec spec;
+    spec.N = 40, spec.n_min = 2, spec.n_max = 5, spec.m_max = 1, spec.d = 8 + static_cast<int>(k);
+    for (const bool classes : {true, false}) {
+      Dataset data = random_dataset(spec, seed);
+      if (classes)
+        for (std::size_t j = 0; j < data.pairs.size(); ++j) {
+          Point y = Point::Zero(spec.d);
+          y[0] = Rational(static_cast<long>(j % 4));
+          data.pairs[j].output = {y};
+        }
+      if (!testing::hypotheses_hold(data)) continue;
+      const auto built = build_interpolating_transformer(data, seed);
+      const Point& r = built.record.interpolation.reading;
+      long nonzero = 0;
+      for (int c = 0; c < spec.d; ++c) nonzero += r[c] != 0;
+      BOOST_TEST_CONTEXT("seed " << seed << ", d " << spec.d << (classes ? ", classes" : ", random targets")) {
+        if (classes) {
+          BOOST_TEST(r[0] == 0);  // the one coordinate where the targets vary
+          BOOST_TEST(2 * nonzero < spec.d);
+          sparse += 1;
+        } else {
+          BOOST_TEST(2 * nonzero >= spec.d);
+        }
+        const RunReport run = certify_construction_hardmax(data, built, false);
+        BOOST_TEST(run.certificate.verified);
+        BOOST_TEST_REQUIRE(run.float_statement.has_value());
+        BOOST_TEST(run.float_statement->certified, run.float_statement->failure);
+        if (run.float_statement->certified)
+          BOOST_TEST(worst_float64_distance(data, built) <= run.float_statement->delta);  // relative <= absolute
+      }
+    }
+  }
+  BOOST_TEST(sparse >= 4u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

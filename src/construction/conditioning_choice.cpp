@@ -17,6 +17,18 @@ Point dyadic_direction(Rng& rng, int d, int bits) {
   return r;
 }
 
+Point sparse_dyadic_direction(Rng& rng, int d, int bits, const std::vector<int>& support) {
+  const Integer scale = Integer(1) << bits;
+  Point r = Point::Zero(d);
+  for (int c : support) {
+    Integer k;
+    do k = rng.integer_in(scale);
+    while (k == 0);
+    r[c] = Rational(k) / Rational(scale);
+  }
+  return r;
+}
+
 std::vector<Rational> reading_gaps(const std::vector<Point>& pts, const Point& r, const Rational& lone) {
   std::vector<Rational> t;
   t.reserve(pts.size());

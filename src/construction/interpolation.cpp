@@ -117,6 +117,31 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
   build_flat_hats(data, rng, out, Rational(1), false);
 }
 
+namespace {
+
+// The coordinates on which every written target has the same value, ascending.
+std::vector<int> coordinates_without_spread(const std::vector<Point>& targets, int d) {
+  std::vector<int> out;
+  for (int c = 0; c < d && !targets.empty(); ++c)
+    if (std::all_of(targets.begin(), targets.end(), [&](const Point& y) { return y[c] == targets.front()[c]; }))
+      out.push_back(c);
+  return out;
+}
+
+// lem:float-dot: a flat hat's pre-activation sums one product per nonzero entry of r, so a
+// sparse reading rounds less (by about (d + 1) / (s + 1) for s entries). Draw `attempt` (from 0)
+// reads 2^attempt of the coordinates where the targets do not vary (so every placed target reads
+// the same value), while that is under half the dimension; then every coordinate (empty: dense).
+// Only those coordinates: a placed target's float error is bounded per token, not per coordinate,
+// and a reading blind to a target's large coordinates would leave that error near the windows.
+std::vector<int> flat_reading_support(const std::vector<int>& flat, int d, int attempt) {
+  const std::size_t s = attempt < 20 ? std::size_t(1) << attempt : flat.size() + 1;
+  if (s > flat.size() || 2 * s >= static_cast<std::size_t>(d)) return {};
+  return {flat.begin(), flat.begin() + static_cast<std::ptrdiff_t>(s)};
+}
+
+}  // namespace
+
 void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rational& collapse_alpha,
                      bool per_run_windows) {
   auto& rec = out.record.interpolation;
@@ -138,13 +163,20 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
   if (per_run_windows) rec.run_df = run_half_widths(rec);
 
   // Flat-hat reading r: small dyadic entries scaled by a power of two (lem:flat-scale, steered
-  // by rem:flat-range's float64 estimate); v = r / |r|^2.
+  // by rem:flat-range's float64 estimate), on as few coordinates as give a run order
+  // (flat_reading_support); v = r / |r|^2.
   const FlatHatTask task = flat_hat_task(data, rec);
+  const std::vector<int> flat = coordinates_without_spread(targets, d);
   FlatCandidate best;
-  int bits = 0;
+  int bits = 0, attempt = 0;
+  std::vector<int> support;
+  const auto draw = [&] {
+    return support.empty() ? dyadic_direction(rng, d, bits) : sparse_dyadic_direction(rng, d, bits, support);
+  };
   choose_generic("flat-hat reading r", Integer(1) << 20, [&](const Integer& range) {
     bits = static_cast<int>(boost::multiprecision::msb(range));
-    best.r_hat = dyadic_direction(rng, d, bits);
+    support = flat_reading_support(flat, d, attempt++);
+    best.r_hat = draw();
     auto scale = choose_flat_scale(task, best.r_hat);
     if (scale) best.scale = lightest_nearby_scale(task, best.r_hat, *scale, kFlatNormRadius, best.norm);
     return scale.has_value();
@@ -156,7 +188,7 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
   const int norm_draws = runs <= kFlatNormRuns ? kFlatNormDraws : 1;
   for (; draws < kFlatReadingDraws && (draws < norm_draws || best.scale.log2_error > kFlatScaleLog2Goal); ++draws) {
     FlatCandidate other;
-    other.r_hat = dyadic_direction(rng, d, bits);
+    other.r_hat = draw();
     auto scale = choose_flat_scale(task, other.r_hat);
     if (!scale) continue;
     other.scale = lightest_nearby_scale(task, other.r_hat, *scale, kFlatNormRadius, other.norm);
@@ -168,6 +200,9 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
   rec.v = rec.reading / norm_sq(rec.reading);
   rec.order = std::move(scale->order);
   rec.mirrored = std::move(scale->mirrored);
+  if (!support.empty())
+    out.record.choices.back().what += " on the " + std::to_string(support.size()) + " of " + std::to_string(d) +
+                                      " coordinates where the targets do not vary (rem:flat-range)";
   if (scale->k != scale->default_k || !rec.mirrored.empty()) {
     const auto left = std::count(rec.mirrored.begin(), rec.mirrored.end(), true);
     out.record.choices.back().what += " (best of " + std::to_string(draws) + " drawn directions; scaled by 2^" + std::to_string(scale->k - scale->default_k) +

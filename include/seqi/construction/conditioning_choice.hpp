@@ -15,6 +15,9 @@ namespace seqi {
 // A nonzero direction with entries k / 2^bits, k uniform in [-2^bits, 2^bits]: every entry
 // lies in [-1, 1] and is exact in float32 for bits <= 24 (lem:dyadic-directions).
 Point dyadic_direction(Rng& rng, int d, int bits);
+// The same with entries only on the coordinates `support` (distinct, in [0, d)), each nonzero:
+// a reading r.x then sums support.size() products (lem:float-dot counts only those).
+Point sparse_dyadic_direction(Rng& rng, int d, int bits, const std::vector<int>& support);
 
 // Per point: distance from its reading r.x to the nearest reading of another point (0 on a
 // tie); a lone point gets `lone`.
