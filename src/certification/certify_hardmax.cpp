@@ -49,7 +49,7 @@ RunReport certify_construction_hardmax(const Dataset& data, const Construction& 
                                        const Execution& exec) {
   if (built.record.mean_collapse) return certify_mean_collapse(data, built, nullptr, exec);
   // The replays' first stage starts at once, on the core the checks below leave idle.
-  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec);
   RunReport report;
   Certificate& cert = report.certificate;
   cert.setting = Setting::hardmax;

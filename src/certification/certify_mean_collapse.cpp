@@ -78,7 +78,7 @@ bool add_mean_collapse_checks(Certificate& cert, const Dataset& data, const Cons
 
 RunReport certify_mean_collapse(const Dataset& data, const Construction& built, const SoftmaxOptions* softmax,
                                 const Execution& exec) {
-  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec);
   RunReport report;
   Certificate& cert = report.certificate;
   cert.setting = softmax ? Setting::softmax : Setting::hardmax;

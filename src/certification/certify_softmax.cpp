@@ -245,7 +245,7 @@ RunReport certify_construction_softmax(const Dataset& data, const Construction& 
                                        const Execution& exec) {
   if (built.record.mean_collapse) return certify_mean_collapse(data, built, &opt, exec);
   std::vector<FloatRunFacts> float_run;  // one per statement format, once tau is fixed
-  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec);
   RunReport report;
   certify_softmax_exactly(report, data, built, opt, exec, float_run);
   Certificate& cert = report.certificate;
