@@ -54,7 +54,7 @@ RunReport certify_construction_hardmax(const Dataset& data, const Construction& 
   Certificate& cert = report.certificate;
   cert.setting = Setting::hardmax;
   cert.construction = summary_of(built.record);
-  report.measurements = weight_conditioning(built.model, built.record.collapse_block, exec.threads);
+  report.measurements = weight_conditioning(built.model, built.record.collapse_block, exec);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);

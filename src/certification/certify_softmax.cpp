@@ -167,7 +167,7 @@ void certify_softmax_exactly(RunReport& report, const Dataset& data, const Const
   cert.setting = Setting::softmax;
   cert.construction = summary_of(built.record);
   const std::size_t collapse = built.record.collapse_block;
-  report.measurements = weight_conditioning(built.model, collapse, exec.threads);
+  report.measurements = weight_conditioning(built.model, collapse, exec);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);
