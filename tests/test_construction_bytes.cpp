@@ -1,6 +1,7 @@
 // What passes between verify-mpi's processes when one of them built the lightest candidate
-// construction: the bytes of a construction decode to the same model (compared through the independent model JSON writer) and the same record, and the
-// decoded construction certifies exactly as the built one (so no field that a check reads is lost).
+// construction: the bytes of a construction decode to the same model (compared through the
+// independent model JSON writer) and the same record, and the decoded construction certifies
+// exactly as the built one (so no field that a check reads is lost).
 #include <boost/test/unit_test.hpp>
 
 #include "seqi/certification/run_report.hpp"

@@ -106,7 +106,8 @@ BOOST_AUTO_TEST_CASE(every_part_builds_what_one_part_alone_builds) {
       const auto results = on_parts(count, [&](const Sharding& s) {
         return construction_to_bytes(build_interpolating_transformer(data, 1, Execution{nullptr, 1, &s}));
       });
-      for (std::size_t p = 0; p < count; ++p) BOOST_TEST((results[p] == alone), name << ", part " << p << " of " << count);
+      for (std::size_t p = 0; p < count; ++p)
+        BOOST_TEST((results[p] == alone), name << ", part " << p << " of " << count);
     }
   }
   BOOST_TEST(mean_collapses > 0u);  // the candidates built on distinct parts, the lightest sent to the others

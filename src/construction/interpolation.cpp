@@ -247,13 +247,12 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   const Rational leader_norm = leaders_built ? exact_norm_sq(out.model, exec) : *stopped_at;
   const bool leaders_lighter = leaders_built && leader_norm < *mean_norm;
   Construction& kept = leaders_lighter ? out : mean;
-  kept.record.choices.push_back(
-      {"construction by least ||theta||^2: " +
-           std::string(leaders_lighter ? "leaders (phases S, P, C, I)" : "mean collapse") + ", mean collapse " +
-           approx_decimal(*mean_norm, 4) + " against leaders " +
-           (leaders_built ? "" : "at least ") + approx_decimal(leader_norm, 4) +
-           (leaders_built ? "" : " (not completed)") + " (lem:mean-collapse)",
-       1, Integer(0)});
+  kept.record.choices.push_back({"construction by least ||theta||^2: " +
+                                     std::string(leaders_lighter ? "leaders (phases S, P, C, I)" : "mean collapse") +
+                                     ", mean collapse " + approx_decimal(*mean_norm, 4) + " against leaders " +
+                                     (leaders_built ? "" : "at least ") + approx_decimal(leader_norm, 4) +
+                                     (leaders_built ? "" : " (not completed)") + " (lem:mean-collapse)",
+                                 1, Integer(0)});
   return std::move(kept);
 }
 

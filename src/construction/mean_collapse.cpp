@@ -10,8 +10,8 @@
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/construction_bytes.hpp"
-#include "seqi/core/sharding.hpp"
 #include "seqi/core/point_groups.hpp"
+#include "seqi/core/sharding.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {
@@ -91,11 +91,14 @@ bool finish_mean_collapse(const Dataset& data, const std::vector<Point>& means, 
 
 // Trial `chosen` on every process: trials[chosen] is set on the process that built it, which
 // sends its bytes to the others (collective with exec.sharding).
-Construction built_by_owner(std::vector<std::optional<Construction>>& trials, std::size_t chosen, const Execution& exec) {
+Construction built_by_owner(std::vector<std::optional<Construction>>& trials, std::size_t chosen,
+                            const Execution& exec) {
   if (!exec.sharding || exec.sharding->parts() <= 1) return std::move(*trials[chosen]);
   const auto bytes = shard_map<std::string>(
-      trials.size(), exec, [&](std::size_t i) { return i == chosen ? construction_to_bytes(*trials[i]) : std::string(); },
-      [](ByteWriter& w, const std::string& b) { w.put(std::string_view(b)); }, [](ByteReader& r) { return r.string(); });
+      trials.size(), exec,
+      [&](std::size_t i) { return i == chosen ? construction_to_bytes(*trials[i]) : std::string(); },
+      [](ByteWriter& w, const std::string& b) { w.put(std::string_view(b)); },
+      [](ByteReader& r) { return r.string(); });
   return trials[chosen] ? std::move(*trials[chosen]) : construction_from_bytes(bytes[chosen]);
 }
 

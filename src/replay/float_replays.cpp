@@ -59,16 +59,22 @@ struct BackgroundReplays::Impl {
   }
   // Stage 2 of unit u, and its measurement to and from bytes.
   void run_rest(std::size_t u, std::optional<double> tau, const std::vector<std::size_t>& attends) {
-    if (u < float64->chunks()) float64->run_rest(u, tau, attends);
-    else float32->run_rest(u - float64->chunks(), tau, attends);
+    if (u < float64->chunks())
+      float64->run_rest(u, tau, attends);
+    else
+      float32->run_rest(u - float64->chunks(), tau, attends);
   }
   void put_result(ByteWriter& w, std::size_t u) const {
-    if (u < float64->chunks()) float64->put_chunk_result(w, u);
-    else float32->put_chunk_result(w, u - float64->chunks());
+    if (u < float64->chunks())
+      float64->put_chunk_result(w, u);
+    else
+      float32->put_chunk_result(w, u - float64->chunks());
   }
   void get_result(ByteReader& r, std::size_t u) {
-    if (u < float64->chunks()) float64->get_chunk_result(r, u);
-    else float32->get_chunk_result(r, u - float64->chunks());
+    if (u < float64->chunks())
+      float64->get_chunk_result(r, u);
+    else
+      float32->get_chunk_result(r, u - float64->chunks());
   }
   void run_in_background() {
     lower_this_threads_priority();
@@ -123,7 +129,8 @@ FloatReplays BackgroundReplays::finish(std::optional<double> tau, const std::vec
         if (prefix_error) std::rethrow_exception(prefix_error);
         m.run_rest(u, tau, attends);
       },
-      [&](ByteWriter& w, std::size_t u) { m.put_result(w, u); }, [&](ByteReader& r, std::size_t u) { m.get_result(r, u); });
+      [&](ByteWriter& w, std::size_t u) { m.put_result(w, u); },
+      [&](ByteReader& r, std::size_t u) { m.get_result(r, u); });
   return {m.float64->result(tau), m.float32->result(tau)};
 }
 

@@ -35,8 +35,8 @@ FloatReplays replay_float64_and_float32(const Transformer<Rational>& model, cons
 // data must outlive this object.
 class BackgroundReplays {
  public:
-  BackgroundReplays(const Transformer<Rational>& model, const Dataset& data,
-                    std::optional<std::size_t> collapse_block, const Execution& exec);
+  BackgroundReplays(const Transformer<Rational>& model, const Dataset& data, std::optional<std::size_t> collapse_block,
+                    const Execution& exec);
   ~BackgroundReplays();  // stops and joins the background thread if finish() was not called
   BackgroundReplays(const BackgroundReplays&) = delete;
   BackgroundReplays& operator=(const BackgroundReplays&) = delete;
