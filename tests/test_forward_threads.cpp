@@ -162,9 +162,10 @@ BOOST_AUTO_TEST_CASE(weight_conditioning_does_not_depend_on_the_thread_count) {
   const std::uint64_t seed = testing::base_seed("forward_threads");
   Dataset data = small_random_data(seed + 7, 20);
   const Construction built = build_interpolating_transformer(data, seed + 7, 1, {false});
-  const auto one = weight_conditioning(built.model, built.record.collapse_block, 1);
+  const auto one = weight_conditioning(built.model, built.record.collapse_block, Execution{nullptr, 1, nullptr});
   for (unsigned threads : {2u, 3u}) {
-    const auto many = weight_conditioning(built.model, built.record.collapse_block, threads);
+    const auto many =
+        weight_conditioning(built.model, built.record.collapse_block, Execution{nullptr, threads, nullptr});
     BOOST_TEST(one.norm_sq == many.norm_sq);
     BOOST_TEST(one.max_abs_weight == many.max_abs_weight);
     BOOST_TEST_REQUIRE(one.phases.size() == many.phases.size());

@@ -184,7 +184,7 @@ BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
     BOOST_TEST(sync.float64.rule == (tau ? "softmax" : "hardmax"));
     expect_same(sync.float64, replay_float64_and_float32(built.model, data, tau, collapse, attends, 0).float64);  // 0 runs as 1
     for (const auto wait : {std::chrono::milliseconds(0), std::chrono::milliseconds(200)}) {
-      BackgroundReplays early(built.model, data, collapse, 2);
+      BackgroundReplays early(built.model, data, collapse, Execution{nullptr, 2, nullptr});
       std::this_thread::sleep_for(wait);
       const FloatReplays late = early.finish(tau, attends);
       expect_same(sync.float64, late.float64);
@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(the_background_cross_check_equals_the_synchronous_one) {
     }
   }
   BOOST_TEST(replay_float64_and_float32(built.model, data, std::nullopt, collapse, attends, 1).float64.wrong_leader == 0u);
-  { const BackgroundReplays dropped(built.model, data, collapse, 2); }
+  { const BackgroundReplays dropped(built.model, data, collapse, Execution{nullptr, 2, nullptr}); }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

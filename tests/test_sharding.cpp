@@ -4,11 +4,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <barrier>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "seqi/certification/run_report.hpp"
+#include "seqi/construction/construction_bytes.hpp"
 #include "seqi/core/sharding.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/numbers/thread_caches.hpp"
@@ -92,6 +94,25 @@ BOOST_AUTO_TEST_CASE(every_part_certifies_what_one_part_alone_certifies) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(every_part_builds_what_one_part_alone_builds) {
+  std::size_t mean_collapses = 0;
+  for (const char* name : {"words-300.json", "shared-tokens.json", "mixed-d3.json", "single.json", "tiny-d2.json",
+                           "regression/mixed-scale.json"}) {
+    const Dataset data = read_dataset_file(std::string(SEQI_DATASETS_DIR) + "/" + name);
+    const Construction built = build_interpolating_transformer(data, 1);
+    mean_collapses += built.record.mean_collapse;
+    const std::string alone = construction_to_bytes(built);
+    for (std::size_t count : {2, 3}) {
+      const auto results = on_parts(count, [&](const Sharding& s) {
+        return construction_to_bytes(build_interpolating_transformer(data, 1, Execution{nullptr, 1, &s}));
+      });
+      for (std::size_t p = 0; p < count; ++p)
+        BOOST_TEST((results[p] == alone), name << ", part " << p << " of " << count);
+    }
+  }
+  BOOST_TEST(mean_collapses > 0u);  // the candidates built on distinct parts, the lightest sent to the others
+}
+
 BOOST_AUTO_TEST_CASE(the_smallest_failing_index_fails_every_part) {
   // 12 indices on 3 parts: blocks [0,4), [4,8), [8,12). Index 6 (part 1) and 9 (part 2) fail.
   const auto results = on_parts(3, [](const Sharding& s) -> std::string {
@@ -124,6 +145,53 @@ BOOST_AUTO_TEST_CASE(the_smallest_failing_index_fails_every_part) {
     return std::to_string(sum);
   });
   for (const auto& s : sums) BOOST_TEST(s == "295");  // sum of j^2 + 1 for j < 10: 285 + 10
+}
+
+// The exact value of index j in shard_map's tests: distinct for every j.
+Rational value_of(std::size_t j) { return Rational(static_cast<long>(j * j) + 1, static_cast<long>(j) + 3); }
+
+std::string values_text(const std::vector<Rational>& values) {
+  std::string text;
+  for (const auto& v : values) text += v.str() + " ";
+  return text;
+}
+
+// shard_map of value_of over n indices on the parts of `s` (none: unsharded), on `threads` threads.
+std::string mapped_values(std::size_t n, const Sharding* s, unsigned threads, std::size_t failing = SIZE_MAX) {
+  try {
+    const auto values = shard_map<Rational>(
+        n, Execution{nullptr, threads, s},
+        [&](std::size_t j) {
+          if (j >= failing) throw InputError("index " + std::to_string(j) + " fails");
+          return value_of(j);
+        },
+        [](ByteWriter& w, const Rational& q) { w.put(q); }, [](ByteReader& r) { return r.rational(); });
+    return values_text(values);
+  } catch (const InputError& e) {
+    return std::string("input error: ") + e.what();
+  }
+}
+
+BOOST_AUTO_TEST_CASE(shard_map_gives_every_part_the_unsharded_values) {
+  std::vector<Rational> expected;
+  for (std::size_t j = 0; j < 11; ++j) expected.push_back(value_of(j));
+  BOOST_TEST(mapped_values(11, nullptr, 1) == values_text(expected));
+  BOOST_TEST(mapped_values(11, nullptr, 1).starts_with("1/3 1/2 1 5/3 "));  // (j^2 + 1) / (j + 3), reduced
+  for (std::size_t count : {2, 3})
+    for (unsigned threads : {1u, 2u})
+      for (std::size_t n : {0, 1, 2, 11}) {
+        const std::vector<Rational> head(expected.begin(), expected.begin() + static_cast<std::ptrdiff_t>(n));
+        const auto results = on_parts(count, [&](const Sharding& s) { return mapped_values(n, &s, threads); });
+        for (std::size_t p = 0; p < count; ++p)
+          BOOST_TEST(results[p] == values_text(head), "n " << n << ", part " << p << " of " << count);
+      }
+}
+
+BOOST_AUTO_TEST_CASE(shard_map_fails_every_part_at_the_smallest_failing_index) {
+  // 11 indices on 3 parts: blocks [0,4), [4,8), [8,11); indices from 5 on fail (parts 1 and 2).
+  const auto results = on_parts(3, [](const Sharding& s) { return mapped_values(11, &s, 2, 5); });
+  for (const auto& r : results) BOOST_TEST(r == "input error: index 5 fails");
+  BOOST_TEST(mapped_values(11, nullptr, 2, 5) == "input error: index 5 fails");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

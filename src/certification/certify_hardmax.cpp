@@ -49,12 +49,12 @@ RunReport certify_construction_hardmax(const Dataset& data, const Construction& 
                                        const Execution& exec) {
   if (built.record.mean_collapse) return certify_mean_collapse(data, built, nullptr, exec);
   // The replays' first stage starts at once, on the core the checks below leave idle.
-  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec);
   RunReport report;
   Certificate& cert = report.certificate;
   cert.setting = Setting::hardmax;
   cert.construction = summary_of(built.record);
-  report.measurements = weight_conditioning(built.model, built.record.collapse_block, exec.threads);
+  report.measurements = weight_conditioning(built.model, built.record.collapse_block, exec);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);

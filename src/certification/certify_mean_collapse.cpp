@@ -78,12 +78,12 @@ bool add_mean_collapse_checks(Certificate& cert, const Dataset& data, const Cons
 
 RunReport certify_mean_collapse(const Dataset& data, const Construction& built, const SoftmaxOptions* softmax,
                                 const Execution& exec) {
-  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec);
   RunReport report;
   Certificate& cert = report.certificate;
   cert.setting = softmax ? Setting::softmax : Setting::hardmax;
   cert.construction = summary_of(built.record);
-  report.measurements = weight_conditioning(built.model, built.record.collapse_block, exec.threads);
+  report.measurements = weight_conditioning(built.model, built.record.collapse_block, exec);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);

@@ -167,7 +167,7 @@ void certify_softmax_exactly(RunReport& report, const Dataset& data, const Const
   cert.setting = Setting::softmax;
   cert.construction = summary_of(built.record);
   const std::size_t collapse = built.record.collapse_block;
-  report.measurements = weight_conditioning(built.model, collapse, exec.threads);
+  report.measurements = weight_conditioning(built.model, collapse, exec);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
   add_shape_checks(cert, true);
   add_block_count_checks(cert, data, built);
@@ -245,7 +245,7 @@ RunReport certify_construction_softmax(const Dataset& data, const Construction& 
                                        const Execution& exec) {
   if (built.record.mean_collapse) return certify_mean_collapse(data, built, &opt, exec);
   std::vector<FloatRunFacts> float_run;  // one per statement format, once tau is fixed
-  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec.threads);
+  BackgroundReplays replays(built.model, data, built.record.collapse_block, exec);
   RunReport report;
   certify_softmax_exactly(report, data, built, opt, exec, float_run);
   Certificate& cert = report.certificate;

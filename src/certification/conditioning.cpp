@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "seqi/core/parallel.hpp"
+#include "seqi/core/sharding.hpp"
 #include "seqi/numbers/exact_sum.hpp"
 
 namespace seqi {
@@ -30,22 +30,34 @@ PhaseConditioning& phase_entry(ConditioningReport& rep, const std::string& phase
   return rep.phases.back();
 }
 
+// One block's share of the report.
+struct BlockWeights {
+  Rational sa_norm_sq, ff_norm_sq, sa_max, ff_max;
+};
+
+BlockWeights block_weights(const Block<Rational>& block) {
+  BlockWeights w;
+  w.sa_max = max_abs_entry(max_abs_entry(abs(block.sa.rho), block.sa.A), block.sa.V);
+  w.ff_max = max_abs_entry(max_abs_entry(max_abs_entry(max_abs(0, block.ff.eta), block.ff.U), block.ff.b), block.ff.W);
+  w.sa_norm_sq = block.sa.stored_norm_sq();
+  w.ff_norm_sq = block.ff.stored_norm_sq();
+  return w;
+}
+
 }  // namespace
 
 ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block,
-                                       unsigned threads) {
-  struct BlockWeights {
-    Rational sa_norm_sq, ff_norm_sq, sa_max, ff_max;
-  };
-  std::vector<BlockWeights> w(model.blocks.size());
-  for_each_index(model.blocks.size(), threads, [&](std::size_t b) {
-    const auto& block = model.blocks[b];
-    w[b].sa_max = max_abs_entry(max_abs_entry(abs(block.sa.rho), block.sa.A), block.sa.V);
-    w[b].ff_max = max_abs_entry(max_abs_entry(max_abs_entry(max_abs(0, block.ff.eta), block.ff.U), block.ff.b),
-                                block.ff.W);
-    w[b].sa_norm_sq = block.sa.stored_norm_sq();
-    w[b].ff_norm_sq = block.ff.stored_norm_sq();
-  });
+                                       const Execution& exec) {
+  std::vector<BlockWeights> w = shard_map<BlockWeights>(
+      model.blocks.size(), exec, [&](std::size_t b) { return block_weights(model.blocks[b]); },
+      [](ByteWriter& out, const BlockWeights& x) {
+        out.put(x.sa_norm_sq), out.put(x.ff_norm_sq), out.put(x.sa_max), out.put(x.ff_max);
+      },
+      [](ByteReader& in) {
+        BlockWeights x;
+        x.sa_norm_sq = in.rational(), x.ff_norm_sq = in.rational(), x.sa_max = in.rational(), x.ff_max = in.rational();
+        return x;
+      });
   ConditioningReport rep;  // phases appear in block order; sums are exact (exact_sum)
   std::vector<std::vector<Rational>> phase_terms;
   const auto add = [&](const std::string& phase, Rational norm_sq, const Rational& max_weight) {

@@ -164,9 +164,8 @@ RunReport certify(const VerifyOptions& opt, const SoftmaxOptions& so, GeneralOpt
     return certify_general_softmax(data, model, go);
   }
   progress_phase(progress, "building the transformer (phases S, P, C, I)", 0);
-  const auto build = [&] { return build_interpolating_transformer(data, opt.seed, exec.threads,
-                                                                 {!opt.leader_construction, !opt.mean_collapse}); };
-  const auto built = coop ? coop->construction(build) : build();
+  const Construction built =
+      build_interpolating_transformer(data, opt.seed, exec, {!opt.leader_construction, !opt.mean_collapse});
   RunReport report = opt.softmax ? certify_construction_softmax(data, built, so, exec)
                                  : certify_construction_hardmax(data, built, opt.brute, exec);
   if (coop) coop->check_agreement(report, run);  // the last collective step: writing fails alone

@@ -255,11 +255,12 @@ std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Const
 // construction stops after a phase whose blocks so far store a norm at least that large
 // (||theta||^2 only grows with blocks, so it could no longer be the lighter one) and returns
 // that norm; nullopt when all phases were built.
-std::optional<Rational> build_leader_construction(const Dataset& data, Construction& out, unsigned threads,
+std::optional<Rational> build_leader_construction(const Dataset& data, Construction& out, const Execution& exec,
                                                   const std::optional<Rational>& lighter_than = std::nullopt) {
+  const unsigned threads = exec.threads;
   const auto too_heavy = [&]() -> std::optional<Rational> {
     if (!lighter_than) return std::nullopt;
-    Rational norm = exact_norm_sq(out.model, threads);
+    Rational norm = exact_norm_sq(out.model, exec);
     return norm >= *lighter_than ? std::optional<Rational>(std::move(norm)) : std::nullopt;
   };
   Rng rng(out.record.seed);
@@ -276,38 +277,36 @@ std::optional<Rational> build_leader_construction(const Dataset& data, Construct
 
 }  // namespace
 
-Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads,
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, const Execution& exec,
                                              const ConstructionOptions& options) {
   Construction out;
   out.model.dimension = data.dimension;
   out.record.seed = seed;
   if (!options.mean_collapse) {
-    build_leader_construction(data, out, threads);
+    build_leader_construction(data, out, exec);
     return out;
   }
   Construction mean = out;
-  const bool mean_applies = build_mean_collapse(data, mean, threads);
-  if (mean_applies && !options.keep_lighter) return mean;
-  if (!mean_applies) {
+  const std::optional<Rational> mean_norm = build_mean_collapse(data, mean, exec);
+  if (mean_norm && !options.keep_lighter) return mean;
+  if (!mean_norm) {
     out.record.choices = mean.record.choices;  // why it does not apply, if it says
-    build_leader_construction(data, out, threads);
+    build_leader_construction(data, out, exec);
     return out;
   }
   // Both built, the smaller exact ||theta||^2 kept (lem:param-norm); the leaders are abandoned
   // once their partial norm reaches the mean collapse's.
-  const Rational mean_norm = exact_norm_sq(mean.model, threads);
-  const std::optional<Rational> stopped_at = build_leader_construction(data, out, threads, mean_norm);
+  const std::optional<Rational> stopped_at = build_leader_construction(data, out, exec, mean_norm);
   const bool leaders_built = !stopped_at;
-  const Rational leader_norm = leaders_built ? exact_norm_sq(out.model, threads) : *stopped_at;
-  const bool leaders_lighter = leaders_built && leader_norm < mean_norm;
+  const Rational leader_norm = leaders_built ? exact_norm_sq(out.model, exec) : *stopped_at;
+  const bool leaders_lighter = leaders_built && leader_norm < *mean_norm;
   Construction& kept = leaders_lighter ? out : mean;
-  kept.record.choices.push_back(
-      {"construction by least ||theta||^2: " +
-           std::string(leaders_lighter ? "leaders (phases S, P, C, I)" : "mean collapse") + ", mean collapse " +
-           approx_decimal(mean_norm, 4) + " against leaders " +
-           (leaders_built ? "" : "at least ") + approx_decimal(leader_norm, 4) +
-           (leaders_built ? "" : " (not completed)") + " (lem:mean-collapse)",
-       1, Integer(0)});
+  kept.record.choices.push_back({"construction by least ||theta||^2: " +
+                                     std::string(leaders_lighter ? "leaders (phases S, P, C, I)" : "mean collapse") +
+                                     ", mean collapse " + approx_decimal(*mean_norm, 4) + " against leaders " +
+                                     (leaders_built ? "" : "at least ") + approx_decimal(leader_norm, 4) +
+                                     (leaders_built ? "" : " (not completed)") + " (lem:mean-collapse)",
+                                 1, Integer(0)});
   return std::move(kept);
 }
 

@@ -9,8 +9,9 @@
 #include "seqi/construction/collapse_directions.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/construction.hpp"
-#include "seqi/core/parallel.hpp"
+#include "seqi/construction/construction_bytes.hpp"
 #include "seqi/core/point_groups.hpp"
+#include "seqi/core/sharding.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {
@@ -88,17 +89,31 @@ bool finish_mean_collapse(const Dataset& data, const std::vector<Point>& means, 
   return true;
 }
 
+// Trial `chosen` on every process: trials[chosen] is set on the process that built it, which
+// sends its bytes to the others (collective with exec.sharding).
+Construction built_by_owner(std::vector<std::optional<Construction>>& trials, std::size_t chosen,
+                            const Execution& exec) {
+  if (!exec.sharding || exec.sharding->parts() <= 1) return std::move(*trials[chosen]);
+  const auto bytes = shard_map<std::string>(
+      trials.size(), exec,
+      [&](std::size_t i) { return i == chosen ? construction_to_bytes(*trials[i]) : std::string(); },
+      [](ByteWriter& w, const std::string& b) { w.put(std::string_view(b)); },
+      [](ByteReader& r) { return r.string(); });
+  return trials[chosen] ? std::move(*trials[chosen]) : construction_from_bytes(bytes[chosen]);
+}
+
 }  // namespace
 
-bool build_mean_collapse(const Dataset& data, Construction& out, unsigned threads) {
+std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec) {
+  const unsigned threads = exec.threads;
   for (const auto& pair : data.pairs)
-    if (pair.output.size() != 1) return false;
+    if (pair.output.size() != 1) return std::nullopt;
   const std::vector<Point> means = sequence_means(data, threads);
   if (const auto equal = equal_point_groups(means, threads); !equal.empty()) {
     out.record.choices.push_back({"mean collapse (lem:mean-collapse) not used: " + sequence_pair_text(equal.front()) +
                                       " have one mean",
                                   0, Integer(0)});
-    return false;
+    return std::nullopt;
   }
   Point centroid = Point::Zero(data.dimension);
   for (const auto& mu : means) centroid += mu;
@@ -129,14 +144,14 @@ bool build_mean_collapse(const Dataset& data, Construction& out, unsigned thread
   if (auto fitted = discriminant_direction(means, centroid, target_labels(data, order)))
     if (collapse_score(*fitted, means, reach)) candidates.emplace_back("discriminant", std::move(*fitted));
   // Each candidate from its own copy of the record and generator, so building them side by side
-  // (one per thread) changes nothing.
-  std::vector<Construction> trials(candidates.size(), out);
-  std::vector<Rational> norms(candidates.size());
-  for_each_index(candidates.size(), threads, [&](std::size_t i) {
+  // (one per thread or process) changes nothing.
+  std::vector<std::optional<Construction>> trials(candidates.size());
+  const std::vector<Rational> norms = shard_map_rational(candidates.size(), exec, [&](std::size_t i) {
     Rng trial_rng = rng;
-    trials[i].record.interpolation.a = candidates[i].second;
-    finish_mean_collapse(data, means, trial_rng, trials[i]);
-    norms[i] = exact_norm_sq(trials[i].model);  // one thread each: candidates run side by side
+    trials[i] = out;
+    trials[i]->record.interpolation.a = candidates[i].second;
+    finish_mean_collapse(data, means, trial_rng, *trials[i]);
+    return exact_norm_sq(trials[i]->model);  // one thread each: candidates run side by side
   });
   std::optional<std::size_t> best;
   std::string compared;
@@ -144,10 +159,10 @@ bool build_mean_collapse(const Dataset& data, Construction& out, unsigned thread
     compared += (compared.empty() ? "" : ", ") + candidates[i].first + " " + approx_decimal(norms[i], 4);
     if (!best || norms[i] < norms[*best]) best = i;
   }
-  out = std::move(trials[*best]);
+  out = built_by_owner(trials, *best, exec);
   out.record.choices.push_back({"mean-collapse direction a by least ||theta||^2 (lem:mean-collapse): " + compared, 1,
                                 Integer(0)});
-  return true;
+  return norms[*best];
 }
 
 }  // namespace seqi

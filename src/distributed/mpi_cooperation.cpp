@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <new>
 
-#include "seqi/distributed/construction_bytes.hpp"
 #include "seqi/io/quote_value.hpp"
 #include "seqi/io/sha256.hpp"
 #include "seqi/report/summary.hpp"
@@ -26,7 +25,7 @@ void broadcast_bytes(std::string& bytes, int root) {
 
 // What process 0 threw, as a kind the other processes rethrow with the same message and
 // therefore the same exit code.
-enum class Kind : std::uint64_t { none, input, bit_limit, construction, out_of_memory, other };
+enum class Kind : std::uint64_t { none, input, bit_limit, out_of_memory, other };
 
 std::pair<Kind, std::string> kind_of(const std::exception_ptr& e) {
   try {
@@ -35,8 +34,6 @@ std::pair<Kind, std::string> kind_of(const std::exception_ptr& e) {
     return {Kind::input, x.what()};
   } catch (const BitLimitExceeded& x) {
     return {Kind::bit_limit, x.what()};
-  } catch (const ConstructionError& x) {
-    return {Kind::construction, x.what()};
   } catch (const std::bad_alloc&) {
     return {Kind::out_of_memory, ""};
   } catch (const std::exception& x) {
@@ -50,14 +47,13 @@ std::pair<Kind, std::string> kind_of(const std::exception_ptr& e) {
   switch (kind) {
     case Kind::input: throw InputError(what);
     case Kind::bit_limit: throw BitLimitExceeded(what);
-    case Kind::construction: throw ConstructionError(what);
     case Kind::out_of_memory: throw std::bad_alloc();
     default: throw std::runtime_error(what);
   }
 }
 
 // Broadcasts a status word from root; the others poll every millisecond instead of spinning
-// (Open MPI's blocking wait spins), so they leave the cores to process 0 while it builds.
+// (Open MPI's blocking wait spins), so they leave the cores to process 0 while it reads.
 std::uint64_t broadcast_patiently(std::uint64_t word, int root) {
   MPI_Request request;
   MPI_Ibcast(&word, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &request);
@@ -104,12 +100,6 @@ std::string MpiSharding::broadcast(std::string bytes, std::size_t root) const {
   return bytes;
 }
 
-bool MpiSharding::all(bool ok) const {
-  int mine = ok ? 1 : 0, every = 0;
-  MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return every == 1;
-}
-
 // One broadcast per process: simple, and no int overflow of Allgatherv's counts.
 std::vector<std::string> MpiSharding::all_gather(const std::string& mine) const {
   std::vector<std::string> all(parts_);
@@ -150,33 +140,6 @@ std::string MpiCooperation::dataset_text(const std::string& path, const std::fun
       throw InputError("verify-mpi process " + std::to_string(p) + ": " + all[p] +
                        ". Start every process with the same dataset, at the same path on every machine.");
   return text;
-}
-
-// Process 0 sends the bytes of its construction and their SHA-256; every process checks the
-// digest and that its decoded construction encodes to the same bytes (nothing lost).
-Construction MpiCooperation::construction(const std::function<Construction()>& build) const {
-  std::optional<Construction> built;
-  const std::string bytes = from_first([&] {
-    built = build();
-    return construction_to_bytes(*built);
-  });
-  const std::string digest = sha256_hex(bytes);
-  const std::string sent_digest = sharding_.broadcast(digest);
-  if (sharding_.part() != 0) {
-    bool same = digest == sent_digest;
-    try {
-      if (same) {
-        built = construction_from_bytes(bytes);
-        same = construction_to_bytes(*built) == bytes;
-      }
-    } catch (const std::exception&) {
-      same = false;
-    }
-    if (!sharding_.all(same)) throw std::runtime_error("a process received a construction that differs from process 0's");
-  } else if (!sharding_.all(true)) {
-    throw std::runtime_error("a process received a construction that differs from process 0's (SHA-256 " + digest + ")");
-  }
-  return std::move(*built);
 }
 
 void MpiCooperation::check_agreement(const RunReport& report, const RunInfo& run) const {

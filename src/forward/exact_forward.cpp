@@ -14,12 +14,21 @@
 namespace seqi {
 namespace {
 
-// The tokens [begin[j], begin[j+1]) of sequence j, to and from bytes.
+// The tokens [begin[j], begin[j+1]) of sequence j, to and from bytes; a token equal to the one
+// before it in its sequence (every token after a mean collapse) is sent as a flag alone.
 void put_sequence(ByteWriter& w, const std::vector<Point>& tokens, const std::vector<std::size_t>& begin, std::size_t j) {
-  for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) w.put(tokens[i]);
+  for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
+    const bool repeated = i > begin[j] && equal_points(tokens[i], tokens[i - 1]);
+    w.put(repeated);
+    if (!repeated) w.put(tokens[i]);
+  }
 }
 void get_sequence(ByteReader& r, std::vector<Point>& tokens, const std::vector<std::size_t>& begin, std::size_t j) {
-  for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) tokens[i] = r.point();
+  for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) {
+    const bool repeated = r.flag();
+    if (repeated && i == begin[j]) throw ByteCodecError("a sequence's first token cannot repeat the one before it");
+    tokens[i] = repeated ? tokens[i - 1] : r.point();
+  }
 }
 
 }  // namespace
@@ -82,8 +91,18 @@ std::pair<Rational, Rational> exact_reading(const Point& x, const Point& r) {
 }
 }  // namespace
 
+// As index_readings with exact readings, the readings split among the processes.
+void ExactForward::index_along(const Point& r) {
+  if (index_.valid_for(r)) return;
+  std::vector<Rational> t = shard_map_rational(state_.tokens.size(), {nullptr, threads_, sharding_},
+                                               [&](std::size_t i) { return dot(r, state_.tokens[i]); });
+  index_.reset(r, t.size());
+  for (std::size_t i = 0; i < t.size(); ++i) index_.set(i, t[i], t[i]);
+  ++stats_.index_rebuilds;
+}
+
 std::vector<std::size_t> ExactForward::tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi) {
-  if (index_readings(state_.tokens, index_, r, exact_reading, threads_)) ++stats_.index_rebuilds;
+  index_along(r);
   std::vector<std::size_t> in = index_.meeting(lo, hi);
   std::sort(in.begin(), in.end());
   return in;
@@ -91,7 +110,7 @@ std::vector<std::size_t> ExactForward::tokens_reading_in(const Point& r, const R
 
 void ExactForward::apply_feed_forward(const FeedForward<Rational>& ff, const std::optional<OneDirectionForm>& form) {
   last_relative_window_.reset();
-  if (form && index_readings(state_.tokens, index_, form->r, exact_reading, threads_)) ++stats_.index_rebuilds;
+  if (form) index_along(form->r);  // current for form->r: apply_feed_forward_sparsely keeps it
   if (form && form->identity_outside && !state_.tokens.empty()) {
     // lem:relative-window: window half-width against the farthest reading from its centre.
     const Rational centre = (form->lo + form->hi) / 2;

@@ -1,6 +1,6 @@
 #include "seqi/model/transformer.hpp"
 
-#include "seqi/core/parallel.hpp"
+#include "seqi/core/sharding.hpp"
 #include "seqi/numbers/exact_sum.hpp"
 
 namespace seqi {
@@ -15,12 +15,10 @@ const char* phase_name(Phase p) {
   return "?";
 }
 
-Rational exact_norm_sq(const Transformer<Rational>& model, unsigned threads) {
-  std::vector<Rational> norm_sq(model.blocks.size());
-  for_each_index(model.blocks.size(), threads, [&](std::size_t k) {
-    norm_sq[k] = model.blocks[k].ff.stored_norm_sq() + model.blocks[k].sa.stored_norm_sq();
-  });
-  return exact_sum(std::move(norm_sq));
+Rational exact_norm_sq(const Transformer<Rational>& model, const Execution& exec) {
+  return exact_sum(shard_map_rational(model.blocks.size(), exec, [&](std::size_t k) {
+    return Rational(model.blocks[k].ff.stored_norm_sq() + model.blocks[k].sa.stored_norm_sq());
+  }));
 }
 
 }  // namespace seqi

@@ -1,6 +1,7 @@
 #include "seqi/replay/float_replay.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -354,6 +355,20 @@ template <class F>
 void FloatReplay<F>::run_rest(std::size_t c, std::optional<double> tau, const std::vector<std::size_t>& attends) {
   impl_->run_blocks(c, impl_->prefix_end, impl_->blocks.size(), tau, attends, nullptr);
   impl_->compare(c);
+}
+
+template <class F>
+void FloatReplay<F>::put_chunk_result(ByteWriter& w, std::size_t c) const {
+  const ChunkResult& r = impl_->results[c];
+  w.put(std::bit_cast<std::uint64_t>(r.max_relative_hausdorff));
+  w.put(std::uint64_t{r.sequences_off_target}), w.put(std::uint64_t{r.wrong_leader}), w.put(std::uint64_t{r.nonfinite});
+}
+
+template <class F>
+void FloatReplay<F>::get_chunk_result(ByteReader& r, std::size_t c) {
+  ChunkResult& result = impl_->results[c];
+  result.max_relative_hausdorff = std::bit_cast<double>(r.u64());
+  result.sequences_off_target = r.size(), result.wrong_leader = r.size(), result.nonfinite = r.size();
 }
 
 template <class F>

@@ -33,9 +33,10 @@ struct ConditioningReport {
 };
 
 // Weights per phase (the collapse attention layer counts as phase "collapse"). The blocks are
-// measured on `threads` threads; the report does not depend on it.
+// measured on exec's threads and split among exec.sharding's processes (collective then); the
+// report depends on neither.
 ConditioningReport weight_conditioning(const Transformer<Rational>& model, std::optional<std::size_t> collapse_block,
-                                       unsigned threads = 1);
+                                       const Execution& exec = {});
 
 // Adds the margins that need the construction: Lemma P (before_collapse, lemma_p) and the
 // collapse and flat-hat windows (record, targets of data).

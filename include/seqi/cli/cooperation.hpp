@@ -1,7 +1,8 @@
 // How a verify run cooperates with other processes running the same command (verify-mpi).
 // Every collective step is taken by all processes in the same order, and a failure on the
-// process that does a step alone (reading, building) reaches the others as the same
-// exception, so no process waits for one that has stopped.
+// process that does a step alone (reading) reaches the others as the same exception, so no
+// process waits for one that has stopped. Every process builds the construction, its costliest
+// steps split among them through sharding().
 #pragma once
 #include <functional>
 #include <string>
@@ -17,7 +18,8 @@ struct RunInfo;
 class Cooperation {
  public:
   virtual ~Cooperation() = default;
-  // Splits the per-sequence certification work among the processes.
+  // Splits the construction's costliest steps and the per-sequence certification work among
+  // the processes.
   virtual const Sharding& sharding() const = 0;
   // True on the one process that prints and writes files.
   virtual bool writes_output() const = 0;
@@ -25,8 +27,6 @@ class Cooperation {
   // Throws InputError on every process when another process's own `path` is missing or holds
   // other bytes (a launch mistake, found before any work).
   virtual std::string dataset_text(const std::string& path, const std::function<std::string()>& read) const = 0;
-  // The first process calls build(); every process gets the same construction.
-  virtual Construction construction(const std::function<Construction()>& build) const = 0;
   // Collective: throws unless every process arrived at the same certificate.
   virtual void check_agreement(const RunReport& report, const RunInfo& run) const = 0;
 };

@@ -113,10 +113,15 @@ struct ConstructionOptions {
 
 // Preconditions: data satisfies H1-H5 (as returned by the dataset reader).
 // Throws ConstructionError when a generic choice cannot be found (not expected).
-// Independent per-token and per-block steps run on `threads` threads; the construction does not
-// depend on the thread count.
-Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads = 1,
+// Independent per-token and per-block steps run on exec's threads, the costliest of them split
+// among exec.sharding's processes (collective then: every process calls it with the same
+// arguments and gets the same construction); the construction depends on neither count.
+Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, const Execution& exec,
                                              const ConstructionOptions& options = {});
+inline Construction build_interpolating_transformer(const Dataset& data, std::uint64_t seed, unsigned threads = 1,
+                                                    const ConstructionOptions& options = {}) {
+  return build_interpolating_transformer(data, seed, Execution{nullptr, threads, nullptr}, options);
+}
 
 // Phase S's result: the attention layer of the next block (the shift x -> x + v (f . mu_j), or
 // the identity) and s_j = f . mu_j per sequence (empty without a shift).
@@ -139,8 +144,9 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
 
 // lem:mean-collapse: where every m_j = 1 and the sequences' means are pairwise distinct, the whole
 // construction is the collapse x -> (a . mu_j) v (attention with A = 0) and the flat hats of
-// phase I; returns false (out unchanged but for a logged reason) where it does not apply.
-bool build_mean_collapse(const Dataset& data, Construction& out, unsigned threads = 1);
+// phase I; returns its exact ||theta||^2, or nullopt (out unchanged but for a logged reason)
+// where it does not apply. Collective with exec.sharding.
+std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec);
 
 // Phase I from the record's collapse values z (and a): the flat-hat reading, df, runs and order,
 // and one block per run; the first block's attention is the collapse (0, alpha I, v a^T).

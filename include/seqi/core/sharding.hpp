@@ -97,4 +97,24 @@ void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& pu
   }
 }
 
+// The values compute(0), ..., compute(n - 1) in index order, the same on every part: each part
+// computes its owned block (as for_each_index_shared, exceptions included), writes each owned
+// value with put(writer, value) and reads every other part's with get(reader), which returns it.
+// T: default-constructible and movable.
+template <class T, class Compute, class Put, class Get>
+std::vector<T> shard_map(std::size_t n, const Execution& exec, Compute&& compute, Put&& put, Get&& get) {
+  std::vector<T> values(n);
+  for_each_index_shared(
+      n, exec, [&](std::size_t j) { values[j] = compute(j); }, [&](ByteWriter& w, std::size_t j) { put(w, values[j]); },
+      [&](ByteReader& r, std::size_t j) { values[j] = get(r); });
+  return values;
+}
+
+// shard_map of exact values.
+template <class Compute>
+std::vector<Rational> shard_map_rational(std::size_t n, const Execution& exec, Compute&& compute) {
+  return shard_map<Rational>(
+      n, exec, compute, [](ByteWriter& w, const Rational& q) { w.put(q); }, [](ByteReader& r) { return r.rational(); });
+}
+
 }  // namespace seqi

@@ -1,5 +1,5 @@
-// verify-mpi's Cooperation over MPI_COMM_WORLD: process 0 reads the dataset and builds the
-// transformer, every process receives them and certifies its block of the sequences.
+// verify-mpi's Cooperation over MPI_COMM_WORLD: process 0 reads the dataset, every process
+// receives it, builds the transformer and certifies, each doing its block of the shared steps.
 // Precondition: MPI is initialised; every process calls the same collective steps.
 #pragma once
 #include "seqi/cli/cooperation.hpp"
@@ -14,8 +14,6 @@ class MpiSharding final : public Sharding {
   std::vector<std::string> all_gather(const std::string& mine) const override;
   // Collective: process `root`'s bytes, on every process.
   std::string broadcast(std::string bytes, std::size_t root = 0) const;
-  // Collective: true on every process when `ok` holds on every process.
-  bool all(bool ok) const;
 
  private:
   std::size_t parts_ = 1, part_ = 0;
@@ -26,7 +24,6 @@ class MpiCooperation final : public Cooperation {
   const Sharding& sharding() const override { return sharding_; }
   bool writes_output() const override { return sharding_.part() == 0; }
   std::string dataset_text(const std::string& path, const std::function<std::string()>& read) const override;
-  Construction construction(const std::function<Construction()>& build) const override;
   void check_agreement(const RunReport& report, const RunInfo& run) const override;
 
  private:

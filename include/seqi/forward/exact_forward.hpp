@@ -27,9 +27,9 @@ struct ForwardStats {
 // block, counted by feed-forward layers applied, sequence and token).
 class ExactForward {
  public:
-  // Attention layers run their sequences on `threads` threads, and across the processes of
-  // `sharding` when given (the state after each layer, and any BitLimitExceeded thrown, do
-  // not depend on either).
+  // Attention layers run their sequences, and the reading index its tokens, on `threads`
+  // threads, and across the processes of `sharding` when given (the state after each layer,
+  // and any BitLimitExceeded thrown, do not depend on either).
   explicit ExactForward(TokenState initial, unsigned threads = 1, const Sharding* sharding = nullptr)
       : state_(std::move(initial)), threads_(threads), sharding_(sharding) {}
 
@@ -66,6 +66,8 @@ class ExactForward {
   const std::optional<Rational>& last_centre_margin() const { return last_centre_margin_; }
 
  private:
+  // Makes the reading index current for r (collective with sharding_ when it is not).
+  void index_along(const Point& r);
   // Throws BitLimitExceeded when x (the new value of token i) exceeds the bit limit.
   void check_bits(const Point& x, std::size_t i) const;
 

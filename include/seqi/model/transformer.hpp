@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "seqi/core/execution.hpp"
 #include "seqi/model/attention.hpp"
 #include "seqi/model/feed_forward.hpp"
 
@@ -41,9 +42,13 @@ struct Transformer {
 };
 
 // The exact ||theta||^2 of `model` (lem:param-norm), equal to model.stored_norm_sq(): block norms
-// computed on `threads` threads and added by pairwise summation (numbers/exact_sum), which stays
-// O(n log n) where the blocks' denominators differ.
-Rational exact_norm_sq(const Transformer<Rational>& model, unsigned threads = 1);
+// computed on exec's threads, split among exec.sharding's processes (collective then), and added
+// by pairwise summation (numbers/exact_sum), which stays O(n log n) where the blocks' denominators
+// differ.
+Rational exact_norm_sq(const Transformer<Rational>& model, const Execution& exec);
+inline Rational exact_norm_sq(const Transformer<Rational>& model, unsigned threads = 1) {
+  return exact_norm_sq(model, Execution{nullptr, threads, nullptr});
+}
 
 // Dense forward pass of one sequence: O(L n^2 d) for attention, O(L n w d) for FF.
 template <OrderedScalar S>

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "seqi/core/byte_codec.hpp"
 #include "seqi/core/dataset.hpp"
 #include "seqi/replay/replay_outcome.hpp"
 #include "seqi/model/transformer.hpp"
@@ -48,7 +49,11 @@ class FloatReplay {
   void run_prefix(std::size_t c, const std::atomic<bool>* stop = nullptr);
   // Stage 2 of chunk c, after its stage 1. tau and attends: as float_run.
   void run_rest(std::size_t c, std::optional<double> tau, const std::vector<std::size_t>& attends);
-  // After stage 2 of every chunk.
+  // What chunk c's stage 2 measured, as bytes (to pass between processes), and read back from
+  // them in place of running the chunk: the result is the same either way.
+  void put_chunk_result(ByteWriter& w, std::size_t c) const;
+  void get_chunk_result(ByteReader& r, std::size_t c);
+  // After stage 2 of every chunk (or get_chunk_result).
   ReplayOutcome result(std::optional<double> tau) const;
 
  private:

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "seqi/core/execution.hpp"
 #include "seqi/replay/float_replay.hpp"
 
 namespace seqi {
@@ -23,16 +24,19 @@ FloatReplays replay_float64_and_float32(const Transformer<Rational>& model, cons
                                     std::optional<std::size_t> collapse_block, const std::vector<std::size_t>& attends,
                                     unsigned threads = 1);
 
-// replay_float64_and_float32 started before its facts (tau, attends) exist. With threads >= 2 a
-// background thread of the lowest priority (lower_this_threads_priority) builds both float
-// models and runs every chunk's first stage (FloatReplay::run_prefix) while the caller certifies,
-// on the core the caller leaves idle; finish() runs what is left on `threads` threads. The
-// result equals replay_float64_and_float32's (which runs through this class) for the same arguments (each chunk computes the same floats
-// whichever thread runs it). model and data must outlive this object.
+// replay_float64_and_float32 started before its facts (tau, attends) exist. With exec.threads >= 2
+// a background thread of the lowest priority (lower_this_threads_priority) builds both float
+// models and runs the first stage (FloatReplay::run_prefix) of this process's chunks while the
+// caller certifies, on the core the caller leaves idle; finish() runs what is left on
+// exec.threads threads. With exec.sharding, each process runs its owned block of the chunks and
+// finish() gathers every chunk's measurement (a few numbers); finish() is then collective. The
+// result equals replay_float64_and_float32's (which runs through this class) for the same
+// arguments (each chunk computes the same floats whichever thread or process runs it). model and
+// data must outlive this object.
 class BackgroundReplays {
  public:
-  BackgroundReplays(const Transformer<Rational>& model, const Dataset& data,
-                       std::optional<std::size_t> collapse_block, unsigned threads);
+  BackgroundReplays(const Transformer<Rational>& model, const Dataset& data, std::optional<std::size_t> collapse_block,
+                    const Execution& exec);
   ~BackgroundReplays();  // stops and joins the background thread if finish() was not called
   BackgroundReplays(const BackgroundReplays&) = delete;
   BackgroundReplays& operator=(const BackgroundReplays&) = delete;

@@ -1,4 +1,4 @@
-#include "seqi/distributed/construction_bytes.hpp"
+#include "seqi/construction/construction_bytes.hpp"
 
 #include "seqi/core/byte_codec.hpp"
 

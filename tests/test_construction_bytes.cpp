@@ -1,15 +1,18 @@
-#define BOOST_TEST_MODULE construction_bytes
-// What verify-mpi's process 0 broadcasts: the bytes of a construction decode to the same
-// model (compared through the independent model JSON writer) and the same record, and the
-// decoded construction certifies exactly as the built one (so no field that a check reads is lost).
+// What passes between verify-mpi's processes when one of them built the lightest candidate
+// construction: the bytes of a construction decode to the same model (compared through the
+// independent model JSON writer) and the same record, and the decoded construction certifies
+// exactly as the built one (so no field that a check reads is lost).
 #include <boost/test/unit_test.hpp>
 
 #include "seqi/certification/run_report.hpp"
 #include "seqi/core/byte_codec.hpp"
-#include "seqi/distributed/construction_bytes.hpp"
+#include "seqi/construction/construction_bytes.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
 #include "seqi/report/summary.hpp"
+#include "build_paths.hpp"
+
+BOOST_AUTO_TEST_SUITE(test_construction_bytes)
 
 using namespace seqi;
 
@@ -68,3 +71,5 @@ BOOST_AUTO_TEST_CASE(a_construction_decodes_to_what_was_built) {
     }
   }
 }
+
+BOOST_AUTO_TEST_SUITE_END()

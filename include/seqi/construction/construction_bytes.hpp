@@ -1,5 +1,5 @@
-// A construction (the exact model and its record) as bytes, so that every process of
-// verify-mpi certifies exactly the transformer the first process built.
+// A construction (the exact model and its record) as bytes, so that a construction built by
+// one process of verify-mpi reaches the others unchanged.
 #pragma once
 #include <string>
 #include <string_view>
