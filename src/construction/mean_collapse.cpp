@@ -89,6 +89,23 @@ bool finish_mean_collapse(const Dataset& data, const std::vector<Point>& means, 
   return true;
 }
 
+// A candidate direction's exact ||theta||^2, or why it could not be built, to and from bytes.
+struct TrialNorm {
+  Rational norm;
+  std::optional<std::string> failure;  // a ConstructionError's message
+};
+
+void put_trial_norm(ByteWriter& w, const TrialNorm& t) {
+  w.put(t.norm), w.put(t.failure.has_value());
+  if (t.failure) w.put(std::string_view(*t.failure));
+}
+
+TrialNorm get_trial_norm(ByteReader& r) {
+  TrialNorm t{r.rational(), std::nullopt};
+  if (r.flag()) t.failure = r.string();
+  return t;
+}
+
 // Trial `chosen` on every process: trials[chosen] is set on the process that built it, which
 // sends its bytes to the others (collective with exec.sharding).
 Construction built_by_owner(std::vector<std::optional<Construction>>& trials, std::size_t chosen,
@@ -144,15 +161,28 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
   if (auto fitted = discriminant_direction(means, centroid, target_labels(data, order)))
     if (collapse_score(*fitted, means, reach)) candidates.emplace_back("discriminant", std::move(*fitted));
   // Each candidate from its own copy of the record and generator, so building them side by side
-  // (one per thread or process) changes nothing.
+  // (one per thread or process) changes nothing. A candidate that cannot be built throws its
+  // ConstructionError on every process (the first such candidate's, as one loop would).
   std::vector<std::optional<Construction>> trials(candidates.size());
-  const std::vector<Rational> norms = shard_map_rational(candidates.size(), exec, [&](std::size_t i) {
-    Rng trial_rng = rng;
-    trials[i] = out;
-    trials[i]->record.interpolation.a = candidates[i].second;
-    finish_mean_collapse(data, means, trial_rng, *trials[i]);
-    return exact_norm_sq(trials[i]->model);  // one thread each: candidates run side by side
-  });
+  const auto trial_norms = shard_map<TrialNorm>(
+      candidates.size(), exec,
+      [&](std::size_t i) -> TrialNorm {
+        try {
+          Rng trial_rng = rng;
+          trials[i] = out;
+          trials[i]->record.interpolation.a = candidates[i].second;
+          finish_mean_collapse(data, means, trial_rng, *trials[i]);
+          return {exact_norm_sq(trials[i]->model), std::nullopt};  // one thread each: candidates run side by side
+        } catch (const ConstructionError& e) {
+          return {Rational(0), e.what()};
+        }
+      },
+      put_trial_norm, get_trial_norm);
+  std::vector<Rational> norms;
+  for (const auto& t : trial_norms) {
+    if (t.failure) throw ConstructionError(*t.failure);
+    norms.push_back(t.norm);
+  }
   std::optional<std::size_t> best;
   std::string compared;
   for (std::size_t i = 0; i < candidates.size(); ++i) {

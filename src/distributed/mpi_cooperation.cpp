@@ -17,10 +17,28 @@ namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 30;  // MPI counts are ints
 
+// Waits for `request`, polling at pauses that grow from 10 microseconds to a millisecond
+// instead of spinning (Open MPI's blocking wait spins): a process that waits for the others
+// leaves its core to them, which matters where processes share cores.
+void wait_patiently(MPI_Request& request) {
+  long pause_ns = 10000;
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    timespec pause{0, pause_ns};
+    nanosleep(&pause, nullptr);
+    pause_ns = std::min(2 * pause_ns, 1000000L);
+  }
+}
+
 // Broadcasts bytes (already sized on every process) in chunks below INT_MAX.
 void broadcast_bytes(std::string& bytes, int root) {
-  for (std::size_t at = 0; at < bytes.size(); at += kChunk)
-    MPI_Bcast(bytes.data() + at, static_cast<int>(std::min(kChunk, bytes.size() - at)), MPI_CHAR, root, MPI_COMM_WORLD);
+  for (std::size_t at = 0; at < bytes.size(); at += kChunk) {
+    MPI_Request request;
+    MPI_Ibcast(bytes.data() + at, static_cast<int>(std::min(kChunk, bytes.size() - at)), MPI_CHAR, root, MPI_COMM_WORLD,
+               &request);
+    wait_patiently(request);
+  }
 }
 
 // What process 0 threw, as a kind the other processes rethrow with the same message and
@@ -52,17 +70,12 @@ std::pair<Kind, std::string> kind_of(const std::exception_ptr& e) {
   }
 }
 
-// Broadcasts a status word from root; the others poll every millisecond instead of spinning
-// (Open MPI's blocking wait spins), so they leave the cores to process 0 while it reads.
-std::uint64_t broadcast_patiently(std::uint64_t word, int root) {
+// Broadcasts a word from root (patiently, as every collective step here).
+std::uint64_t broadcast_word(std::uint64_t word, int root) {
   MPI_Request request;
   MPI_Ibcast(&word, 1, MPI_UINT64_T, root, MPI_COMM_WORLD, &request);
-  for (int done = 0;;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) return word;
-    timespec pause{0, 1000000};
-    nanosleep(&pause, nullptr);
-  }
+  wait_patiently(request);
+  return word;
 }
 
 // "" when this process's own `path` is a pipe or device, or a regular file holding `text`;
@@ -93,9 +106,7 @@ MpiSharding::MpiSharding() {
 }
 
 std::string MpiSharding::broadcast(std::string bytes, std::size_t root) const {
-  std::uint64_t size = bytes.size();
-  MPI_Bcast(&size, 1, MPI_UINT64_T, static_cast<int>(root), MPI_COMM_WORLD);
-  bytes.resize(size);
+  bytes.resize(broadcast_word(bytes.size(), static_cast<int>(root)));
   broadcast_bytes(bytes, static_cast<int>(root));
   return bytes;
 }
@@ -116,7 +127,7 @@ std::string MpiCooperation::from_first(const std::function<std::string()>& make)
       thrown = std::current_exception();
     }
   const auto [kind, what] = thrown ? kind_of(thrown) : std::pair{Kind::none, std::string()};
-  const auto received = static_cast<Kind>(broadcast_patiently(std::uint64_t(kind), 0));
+  const auto received = static_cast<Kind>(broadcast_word(std::uint64_t(kind), 0));
   const std::string message = sharding_.broadcast(what);
   if (thrown) std::rethrow_exception(thrown);  // process 0: the original exception
   if (received != Kind::none) throw_kind(received, message);
