@@ -5,6 +5,7 @@
 
 #include <barrier>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -111,6 +112,28 @@ BOOST_AUTO_TEST_CASE(every_part_builds_what_one_part_alone_builds) {
     }
   }
   BOOST_TEST(mean_collapses > 0u);  // the candidates built on distinct parts, the lightest sent to the others
+}
+
+// Out of memory on one part is a resource failure on every part (exit 3), not an internal error.
+BOOST_AUTO_TEST_CASE(out_of_memory_on_one_part_is_a_resource_failure_on_every_part) {
+  const auto results = on_parts(2, [](const Sharding& s) -> std::string {
+    std::vector<std::uint64_t> slot(8, 0);
+    try {
+      for_each_index_shared(
+          8, Execution{nullptr, 1, &s},
+          [&](std::size_t j) {
+            if (j == 5) throw std::bad_alloc();
+            slot[j] = j;
+          },
+          [&](ByteWriter& w, std::size_t j) { w.put(slot[j]); }, [&](ByteReader& r, std::size_t j) { slot[j] = r.u64(); });
+    } catch (const ResourceError& e) {
+      return std::string("resources: ") + e.what();
+    } catch (const std::exception& e) {
+      return std::string("other: ") + e.what();
+    }
+    return "no exception";
+  });
+  for (const auto& r : results) BOOST_TEST(r == "resources: out of memory on one of the processes");
 }
 
 BOOST_AUTO_TEST_CASE(the_smallest_failing_index_fails_every_part) {

@@ -5,8 +5,10 @@
 #pragma once
 #include <cstddef>
 #include <exception>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "seqi/core/chunks.hpp"
 #include "seqi/core/execution.hpp"
 #include "seqi/core/input_error.hpp"
+#include "seqi/core/resource_error.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/numbers/bit_limit.hpp"
 
@@ -36,7 +39,7 @@ inline std::pair<std::size_t, std::size_t> owned_range(std::size_t n, std::size_
 
 namespace sharding_detail {
 
-enum class Thrown : std::uint64_t { none = 0, bit_limit = 1, input = 2, other = 3 };
+enum class Thrown : std::uint64_t { none = 0, bit_limit = 1, input = 2, other = 3, resources = 4 };
 
 // What a part threw, as bytes: the kind and the message.
 inline void put_thrown(ByteWriter& w, const std::exception_ptr& e) {
@@ -47,6 +50,14 @@ inline void put_thrown(ByteWriter& w, const std::exception_ptr& e) {
     w.put(std::uint64_t(Thrown::bit_limit)), w.put(std::string_view(x.what()));
   } catch (const InputError& x) {
     w.put(std::uint64_t(Thrown::input)), w.put(std::string_view(x.what()));
+  } catch (const std::bad_alloc&) {  // out of memory or resources: exit 3 on every part
+    w.put(std::uint64_t(Thrown::resources)), w.put(std::string_view("out of memory on one of the processes"));
+  } catch (const std::length_error& x) {
+    w.put(std::uint64_t(Thrown::resources)), w.put(std::string_view(std::string("out of memory: ") + x.what()));
+  } catch (const std::system_error& x) {
+    w.put(std::uint64_t(Thrown::resources)), w.put(std::string_view(x.what()));
+  } catch (const ResourceError& x) {
+    w.put(std::uint64_t(Thrown::resources)), w.put(std::string_view(x.what()));
   } catch (const std::exception& x) {
     w.put(std::uint64_t(Thrown::other)), w.put(std::string_view(x.what()));
   } catch (...) {
@@ -61,6 +72,7 @@ inline void rethrow_thrown(ByteReader& r) {
   const std::string what = r.string();
   if (kind == Thrown::bit_limit) throw BitLimitExceeded(what);
   if (kind == Thrown::input) throw InputError(what);
+  if (kind == Thrown::resources) throw ResourceError(what);
   throw std::runtime_error(what);
 }
 
@@ -70,7 +82,9 @@ inline void rethrow_thrown(ByteReader& r) {
 // this part calls f(j) for its owned block only, then put(writer, j) writes each owned slot and
 // get(reader, j) reads every other part's slots. If some f(j) throws, every part throws the
 // exception of the smallest such j (as for_each_index does), so no part waits for another.
-// Exceptions cross as their kind (BitLimitExceeded, InputError, else std::runtime_error) and message.
+// Exceptions cross as their kind (BitLimitExceeded, InputError; ResourceError for bad_alloc,
+// length_error, system_error and ResourceError, so every part exits 3; else
+// std::runtime_error) and message.
 template <class F, class Put, class Get>
 void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& put, Get&& get) {
   const Sharding* sh = exec.sharding;
