@@ -70,6 +70,28 @@ std::vector<std::string> on_parts(std::size_t count, Work work) {
   return results;
 }
 
+// What each of `count` parts throws from a shared loop over n indices (on `threads` threads)
+// whose index j runs body(j): "resources: ", "bit limit: " or "other: " and the message, or
+// "no exception".
+template <class Body>
+std::vector<std::string> thrown_on_parts(std::size_t count, std::size_t n, unsigned threads, Body body) {
+  return on_parts(count, [&](const Sharding& s) -> std::string {
+    std::vector<std::uint64_t> slot(n, 0);
+    try {
+      for_each_index_shared(
+          n, Execution{nullptr, threads, &s}, [&](std::size_t j) { slot[j] = body(j); },
+          [&](ByteWriter& w, std::size_t j) { w.put(slot[j]); }, [&](ByteReader& r, std::size_t j) { slot[j] = r.u64(); });
+    } catch (const ResourceError& e) {
+      return std::string("resources: ") + e.what();
+    } catch (const BitLimitExceeded& e) {
+      return std::string("bit limit: ") + e.what();
+    } catch (const std::exception& e) {
+      return std::string("other: ") + e.what();
+    }
+    return "no exception";
+  });
+}
+
 std::string certificate_json(const Dataset& data, const Construction& built, bool softmax, const Sharding* sharding) {
   const Execution exec{nullptr, 1, sharding};
   const RunReport report = softmax ? certify_construction_softmax(data, built, {}, exec)
@@ -116,45 +138,19 @@ BOOST_AUTO_TEST_CASE(every_part_builds_what_one_part_alone_builds) {
 
 // Out of memory on one part is a resource failure on every part (exit 3), not an internal error.
 BOOST_AUTO_TEST_CASE(out_of_memory_on_one_part_is_a_resource_failure_on_every_part) {
-  const auto results = on_parts(2, [](const Sharding& s) -> std::string {
-    std::vector<std::uint64_t> slot(8, 0);
-    try {
-      for_each_index_shared(
-          8, Execution{nullptr, 1, &s},
-          [&](std::size_t j) {
-            if (j == 5) throw std::bad_alloc();
-            slot[j] = j;
-          },
-          [&](ByteWriter& w, std::size_t j) { w.put(slot[j]); }, [&](ByteReader& r, std::size_t j) { slot[j] = r.u64(); });
-    } catch (const ResourceError& e) {
-      return std::string("resources: ") + e.what();
-    } catch (const std::exception& e) {
-      return std::string("other: ") + e.what();
-    }
-    return "no exception";
+  const auto results = thrown_on_parts(2, 8, 1, [](std::size_t j) -> std::uint64_t {
+    if (j == 5) throw std::bad_alloc();
+    return j;
   });
   for (const auto& r : results) BOOST_TEST(r == "resources: out of memory on one of the processes");
 }
 
 BOOST_AUTO_TEST_CASE(the_smallest_failing_index_fails_every_part) {
   // 12 indices on 3 parts: blocks [0,4), [4,8), [8,12). Index 6 (part 1) and 9 (part 2) fail.
-  const auto results = on_parts(3, [](const Sharding& s) -> std::string {
-    std::vector<std::uint64_t> slot(12, 0);
-    try {
-      for_each_index_shared(
-          12, Execution{nullptr, 2, &s},
-          [&](std::size_t j) {
-            if (j == 6) throw BitLimitExceeded("index 6 is too large");
-            if (j == 9) throw InputError("index 9 is bad");
-            slot[j] = j * j;
-          },
-          [&](ByteWriter& w, std::size_t j) { w.put(slot[j]); }, [&](ByteReader& r, std::size_t j) { slot[j] = r.u64(); });
-    } catch (const BitLimitExceeded& e) {
-      return std::string("bit limit: ") + e.what();
-    } catch (const std::exception& e) {
-      return std::string("other: ") + e.what();
-    }
-    return "no exception";
+  const auto results = thrown_on_parts(3, 12, 2, [](std::size_t j) -> std::uint64_t {
+    if (j == 6) throw BitLimitExceeded("index 6 is too large");
+    if (j == 9) throw InputError("index 9 is bad");
+    return j * j;
   });
   for (const auto& r : results) BOOST_TEST(r == "bit limit: index 6 is too large");
   // Without failures every part ends with every slot.
