@@ -280,6 +280,43 @@ BOOST_AUTO_TEST_CASE(seed_is_reported_and_runs_are_deterministic) {
   BOOST_TEST(read_file(m1) == read_file(m2));
 }
 
+// ---- float statements asked for ----------------------------------------------------------
+
+// A statement left out (--float-statements) is recorded as not stated, with no check, and leaves
+// the other statement and the exact verdict as they are, in both settings.
+BOOST_AUTO_TEST_CASE(float_statements_left_out_are_not_stated_and_change_nothing_else) {
+  const std::string data = dataset("equal-means.json");
+  for (const std::string setting : {"--exact", "--softmax"}) {
+    BOOST_TEST_CONTEXT(setting) {
+      const Run both = verify({setting, "--json", data}), one = verify({setting, "--float-statements", "float64", "--json", data});
+      const Run none = verify({setting, "--float-statements", "none", "--json", data});
+      BOOST_TEST_REQUIRE(both.code == 0, describe(both));
+      BOOST_TEST_REQUIRE(one.code == 0, describe(one));
+      BOOST_TEST_REQUIRE(none.code == 0, describe(none));
+      const json jb = parse_json_output(both), j1 = parse_json_output(one), j0 = parse_json_output(none);
+      BOOST_TEST(jb["float32_run_stated"] == true);
+      BOOST_TEST(jb["float64_run_certified"] == true);
+      for (const char* key : {"float64_run_stated", "float64_run_certified", "float64_run_delta", "float64_run_tokens_bounded"})
+        BOOST_TEST(j1[key] == jb[key], key);
+      BOOST_TEST(j1["float32_run_stated"] == false);
+      BOOST_TEST(j1["float32_run_delta"].is_null());
+      BOOST_TEST(j0["float64_run_stated"] == false);
+      BOOST_TEST(j0["float32_run_stated"] == false);
+      BOOST_TEST(j0["verified"] == jb["verified"]);
+      BOOST_TEST(j0["param_norm_sq"] == jb["param_norm_sq"]);
+      std::size_t float_checks = 0;
+      for (const auto& c : j0["checks"]) float_checks += c["lemma"] == "lem:float-run";
+      BOOST_TEST(float_checks == 0u);
+      BOOST_TEST(jb["checks"].size() == j0["checks"].size() + 2);
+    }
+  }
+  const Run text = verify({"--float-statements", "float32", data});
+  BOOST_TEST(text.out.find("float64:   not stated: left out with --float-statements") != std::string::npos, text.out);
+  const Run bad = verify({"--float-statements", "float16", data});
+  BOOST_TEST(bad.code == 2);
+  BOOST_TEST(bad.err.find("expected float64,float32, float64, float32 or none") != std::string::npos, bad.err);
+}
+
 // ---- odds and ends ---------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(duplicate_pairs_are_merged_and_counted_once) {

@@ -82,6 +82,7 @@ BOOST_AUTO_TEST_CASE(options_that_do_not_apply_are_refused) {
   expect(verify({"--precision", "64", data}), 2, "--precision needs --softmax");
   expect(verify({"--exact", "--tau", "1/10", data}), 2, "--tau needs --softmax");
   expect(verify({"--model", m, "--seed", "3", data}), 2, "--seed chooses the construction");
+  expect(verify({"--model", m, "--float-statements", "none", data}), 2, "--float-statements applies to a transformer");
   expect(verify({"--model", m, "--brute", data}), 2, "--brute applies to the construction");
   expect(verify({"--model", m, "--leader-construction", data}), 2, "--leader-construction chooses how");
   expect(verify({"--model", m, "--mean-collapse", data}), 2, "--mean-collapse chooses how");

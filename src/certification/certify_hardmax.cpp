@@ -17,7 +17,7 @@ std::vector<FloatRunFacts> certify_exact_pass(RunReport& report, const Dataset& 
   ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
   ExactReference view(pass);
   FloatRunBound bound(built.model, view, pass.state().begin, Setting::hardmax, std::nullopt, exec.threads,
-                      statement_formats());
+                      statement_formats(exec));
   record_phase_end(cert, pass.state(), "input", exec.threads);
   const auto& blocks = built.model.blocks;
   const std::size_t collapse = built.record.collapse_block;
@@ -72,7 +72,7 @@ RunReport certify_construction_hardmax(const Dataset& data, const Construction& 
   const auto dbl =
       replays.finish(std::nullopt, cert.lemma_p->ok ? cert.lemma_p->attends : std::vector<std::size_t>{});
   report.measurements.float_runs = {dbl.float64, dbl.float32};
-  add_float_run_check(report, float_run);
+  add_float_run_check(report, float_run, exec);
   cert.conclude();
   return report;
 }
@@ -90,7 +90,7 @@ RunReport certify_model_hardmax(const Dataset& data, const Transformer<Rational>
   const auto dbl = replay_float64_and_float32(model, data, std::nullopt, std::nullopt, {});
   report.measurements.float_runs = {dbl.float64, dbl.float32};
   cert.stats = pass.stats();
-  add_float_run_check(report, data, model, Setting::hardmax, 1);
+  add_float_run_check(report, data, model, Setting::hardmax, Execution{});
   cert.conclude();
   return report;
 }

@@ -105,7 +105,7 @@ RunReport certify_mean_collapse(const Dataset& data, const Construction& built, 
   ExactReference view(pass);
   FloatRunBound bound(built.model, view, pass.state().begin, cert.setting,
                       facts ? std::optional<Rational>(facts->tau_checked) : std::nullopt, exec.threads,
-                      statement_formats());
+                      statement_formats(exec));
   record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass (blocks)", built.model.blocks.size());
   run_exact_blocks(report, pass, built.model, 0, built.model.blocks.size(), exec, &bound);
@@ -118,7 +118,7 @@ RunReport certify_mean_collapse(const Dataset& data, const Construction& built, 
   const auto dbl = replays.finish(facts ? std::optional<double>(facts->tau_checked.convert_to<double>()) : std::nullopt,
                                   {});
   report.measurements.float_runs = {dbl.float64, dbl.float32};
-  add_float_run_check(report, float_run);
+  add_float_run_check(report, float_run, exec);
   cert.conclude();
   return report;
 }

@@ -183,7 +183,7 @@ void certify_softmax_exactly(RunReport& report, const Dataset& data, const Const
   // need tau, which Lemma P fixes below.
   ExactReference view(pass);
   FloatRunBound bound(built.model, view, pass.state().begin, Setting::softmax, std::nullopt, exec.threads,
-                      statement_formats());
+                      statement_formats(exec));
   record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass to the collapse (blocks)", collapse);
   run_exact_blocks(report, pass, built.model, 0, collapse, exec, inexact ? nullptr : &bound);
@@ -254,7 +254,7 @@ RunReport certify_construction_softmax(const Dataset& data, const Construction& 
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);
   const auto dbl = replays.finish(facts.tau_checked.convert_to<double>(), cert.lemma_p->attends);
   report.measurements.float_runs = {dbl.float64, dbl.float32};
-  add_float_run_check(report, float_run);
+  add_float_run_check(report, float_run, exec);
   cert.conclude();
   return report;
 }

@@ -8,15 +8,26 @@
 namespace seqi {
 
 void add_float_run_check(RunReport& report, const Dataset& data, const Transformer<Rational>& model,
-                         Setting kind, unsigned threads, const Rational& tau, unsigned precision) {
-  add_float_run_check(report, bound_float_runs(model, data, kind, tau, precision, threads, statement_formats()));
+                         Setting kind, const Execution& exec, const Rational& tau, unsigned precision) {
+  add_float_run_check(report, bound_float_runs(model, data, kind, tau, precision, exec.threads, statement_formats(exec)),
+                      exec);
 }
 
-std::vector<FloatFormat> statement_formats() { return {kBinary64, kBinary32}; }
+std::vector<FloatFormat> statement_formats(const Execution& exec) {
+  std::vector<FloatFormat> formats;
+  if (exec.float64_statement) formats.push_back(kBinary64);
+  if (exec.float32_statement) formats.push_back(kBinary32);
+  return formats;
+}
 
 namespace {
 
 void add_one_float_run_check(RunReport& report, const FloatRunFacts& f) {
+  auto& slot = f.format == kBinary32.name ? report.float32_statement : report.float_statement;
+  if (!f.stated) {  // no claim, so no check
+    slot = f;
+    return;
+  }
   report.certificate.add({f.format + " run of the rounded weights (a claim beside the exact certificate): every decision equals the "
             "exact one, outputs within delta",
             "lem:float-run", f.certified, false,
@@ -26,13 +37,24 @@ void add_one_float_run_check(RunReport& report, const FloatRunFacts& f) {
                               " feed-forward token bounds computed one by one, " + std::to_string(f.tokens_charged) +
                               " by layer charges (lem:float-run-sparse)"
                         : "could not be shown at " + f.failure});
-  (f.format == kBinary32.name ? report.float32_statement : report.float_statement) = f;
+  slot = f;
+}
+
+// The facts of a format the run did not ask for: nothing is claimed.
+FloatRunFacts not_stated(const FloatFormat& format) {
+  FloatRunFacts f;
+  f.format = format.name;
+  f.stated = false;
+  f.failure = "not stated: left out with --float-statements";
+  return f;
 }
 
 }  // namespace
 
-void add_float_run_check(RunReport& report, const std::vector<FloatRunFacts>& facts) {
+void add_float_run_check(RunReport& report, const std::vector<FloatRunFacts>& facts, const Execution& exec) {
   for (const FloatRunFacts& f : facts) add_one_float_run_check(report, f);
+  if (!exec.float64_statement) add_one_float_run_check(report, not_stated(kBinary64));
+  if (!exec.float32_statement) add_one_float_run_check(report, not_stated(kBinary32));
 }
 
 }  // namespace seqi

@@ -118,14 +118,16 @@ ModelExportInfo export_info(RunReport& report, const std::string& dataset_sha256
   cert.conclude();
   ModelExportInfo info{cert.softmax ? std::optional<Rational>(cert.softmax->tau_checked) : std::nullopt, dataset_sha256};
   info.certified = cert.verified;
-  if (report.float_statement && report.float_statement->certified) info.float64_delta = report.float_statement->delta;
-  if (report.float_statement && !report.float_statement->certified) info.float64_not_shown = report.float_statement->failure;
-  if (const auto& f = report.float32_statement) {
+  // A statement not stated (--float-statements) stays "not computed" in the metadata.
+  const auto take = [](const std::optional<FloatRunFacts>& f, std::optional<double>& delta, std::string& not_shown) {
+    if (!f || !f->stated) return;
     if (f->certified)
-      info.float32_delta = f->delta;
+      delta = f->delta;
     else
-      info.float32_not_shown = f->failure;
-  }
+      not_shown = f->failure;
+  };
+  take(report.float_statement, info.float64_delta, info.float64_not_shown);
+  take(report.float32_statement, info.float32_delta, info.float32_not_shown);
   info.onnx_float32 = float32;
   return info;
 }
@@ -231,7 +233,9 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
       check_property_sequences(parse_property_sequences(opt.property_sequences), data.pairs.size(), opt.dataset_path);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr};
+    const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr,
+                         opt.float_statements.find("float64") != std::string::npos,
+                         opt.float_statements.find("float32") != std::string::npos};
     std::string model_sha256, property_note;
     RunReport report = certify(opt, so, go, data, dataset_sha256, run, exec, coop, model_sha256, property_note);
     Certificate& cert = report.certificate;

@@ -35,6 +35,8 @@ const char* inapplicable_option(const CLI::App& app, const VerifyOptions& opt) {
       {model && app.count("--seed") != 0, "--seed chooses the construction's generic values; with --model nothing is built"},
       {model && !opt.certificate_path.empty(),
        "--certificate states the claims of a transformer this run builds; with --model nothing is built"},
+      {model && app.count("--float-statements") != 0,
+       "--float-statements applies to a transformer this run builds; a given model is checked by its float replays"},
       {model && opt.brute, "--brute applies to the construction's Lemma P check; with --model nothing is built"},
       {model && opt.leader_construction, "--leader-construction chooses how the transformer is built; with --model nothing is built"},
       {model && opt.mean_collapse, "--mean-collapse chooses how the transformer is built; with --model nothing is built"},
@@ -118,6 +120,15 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
                  "threads for the per-sequence certification work (default: every core); the output does not "
                  "depend on it")
       ->check(CLI::Range(1u, 1024u));
+  app.add_option("--float-statements", opt.float_statements,
+                 "the float runs stated beside the certificate (lem:float-run): float64,float32 (the default), "
+                 "float64, float32 or none; a run without them is faster and makes no float claim")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            const bool ok = v == "float64,float32" || v == "float32,float64" || v == "float64" || v == "float32" || v == "none";
+            return ok ? std::string() : "expected float64,float32, float64, float32 or none, got " + quote_value(v);
+          },
+          "", "statement formats"));
   std::string seed_text = "1";
   app.add_option("--seed", seed_text, "seed of the generic choices, 0 to 2^64-1 (recorded in the output)");
   app.add_option("dataset", opt.dataset_path, "dataset JSON file")->required();

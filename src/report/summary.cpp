@@ -26,6 +26,7 @@ std::string phases_text(const Counts& c) {
 
 // "float64:   shown ..." or "float32:   not shown ...": one format's statement (lem:float-run).
 std::string float_statement_line(const FloatRunFacts& f) {
+  if (!f.stated) return f.format + ":   " + f.failure + "\n";
   return f.format + ":   " +
          (f.certified ? "shown (lem:float-run): every decision of the " + f.format +
                             " run of the rounded weights equals the exact one; outputs within delta = " +
@@ -38,6 +39,7 @@ std::string float_statement_line(const FloatRunFacts& f) {
 // <format>_run_certified, _delta, _relative_delta, _failure, _tokens_bounded, _tokens_charged.
 void add_float_statement_json(nlohmann::json& j, const FloatRunFacts& f) {
   const std::string p = f.format + "_run_";
+  j[p + "stated"] = f.stated;
   j[p + "certified"] = f.certified;
   j[p + "delta"] = f.certified ? nlohmann::json(f.delta) : nlohmann::json(nullptr);
   j[p + "relative_delta"] = f.certified ? nlohmann::json(f.relative_delta) : nlohmann::json(nullptr);

@@ -35,6 +35,7 @@ struct VerifyOptions {
   bool progress_terminal = false;        // the error stream is a terminal: redraw one line in place
   unsigned progress_delay_ms = 2000;     // silent until the run has taken this long
   unsigned threads = 0;                  // per-sequence certification work; 0: every core
+  std::string float_statements = "float64,float32";  // lem:float-run formats stated: these, one, or "none"
 };
 
 // 3: out of memory (std::bad_alloc, or GMP could not allocate): the input may be valid but

@@ -8,6 +8,7 @@ namespace seqi {
 
 struct FloatRunFacts {
   std::string format = "float64";  // FloatFormat::name of the run
+  bool stated = true;          // false: the run asked for no such statement (verify --float-statements)
   bool certified = false;      // every decision shown equal, every output within delta
   double delta = 0;            // upper bound on |float - exact| per output coordinate (when certified)
   double relative_delta = 0;   // delta / max |exact output coordinate| (when certified; delta if that is 0)
