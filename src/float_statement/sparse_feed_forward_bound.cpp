@@ -211,15 +211,17 @@ bool Propagation::side_charge(const FeedForward<Rational>& ff, const FFBound& f,
   const double xmax = sizes.xmax, x_most = sizes.x_most, r_ratio = sizes.r_ratio;
   std::vector<char> active(f.w);
   std::size_t live = 0;
-  Point w_side = Point::Zero(static_cast<Eigen::Index>(d_));  // sum of slope_k W_k over the active units
-  for (std::size_t k = 0; k < f.w; ++k)
-    if ((active[k] = rl.slope_sign[k] == side)) {
-      ++live;
-      w_side += ff.W.col(static_cast<Eigen::Index>(k)) * form.slope[k];
-    }
+  for (std::size_t k = 0; k < f.w; ++k) {
+    // A unit of slope 0 active everywhere (b_k > 0) is not charged here: bound token by token.
+    if (rl.slope_sign[k] == 0 && ff.b[static_cast<Eigen::Index>(k)] > 0) return false;
+    active[k] = rl.slope_sign[k] == side ? 1 : 0;
+    live += static_cast<std::size_t>(active[k]);
+  }
   if (live == 0) return true;  // no unit active: fl(1 xhat + 0) = xhat
-  // The side's exact Jacobian eta I + w_side r^T is I (eta = 1): errors pass with factor 1.
-  if (!w_side.isZero()) return false;
+  // The side's exact Jacobian eta I + w_side r^T, w_side = sum of slope_k W_k over the active
+  // units, is I: identity_outside (one_direction_form) showed w_side = 0 and eta = 1 exactly,
+  // the active units being those of the side's far pattern. Errors pass with factor 1.
+  if (!form.identity_outside) return false;
   const double cW = dot_rounding(live + 1, fmt_);
   // The side's key and query: right t > hi_key_, left -t > lo_key_ (= -lo rounded up).
   const double key = side > 0 ? hi_key_ : lo_key_;
