@@ -152,9 +152,20 @@ void expect_softmax_certificate(const Dataset& data, const RunReport& run) {
   BOOST_TEST(run.measurements.float_runs[0].sequences_checked == N);
 }
 
+// Builds with `seed`, naming the dataset and seed when the construction throws (an exception
+// escapes BOOST_TEST_CONTEXT without it).
+Construction build_named(const Dataset& data, std::uint64_t seed) {
+  try {
+    return build_interpolating_transformer(data, seed);
+  } catch (const std::exception& e) {
+    std::cout << "construction threw on " << data.name << " (seed " << seed << "): " << e.what() << "\n";
+    throw;
+  }
+}
+
 // Everything on one dataset; `level` 0: hardmax; 1: + brute and softmax; 2: + dense pass.
 Construction certify_all(const Dataset& data, std::uint64_t seed, int level) {
-  auto built = build_interpolating_transformer(data, seed);
+  auto built = build_named(data, seed);
   BOOST_TEST(built.record.seed == seed);
   const auto hard = certify_construction_hardmax(data, built, false).certificate;
   expect_hardmax_certificate(data, built, hard);

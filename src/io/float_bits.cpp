@@ -21,13 +21,13 @@ std::uint64_t field(std::uint64_t bits, int shift, int width) { return (bits >> 
 
 }  // namespace
 
-const char* nonfinite_name(std::uint64_t bits, FloatFormat f) {
+const char* nonfinite_name(std::uint64_t bits, BitFormat f) {
   if (field(bits, f.mant_bits, f.exp_bits) != (std::uint64_t{1} << f.exp_bits) - 1) return nullptr;
   if (field(bits, 0, f.mant_bits)) return "NaN";
   return (bits >> (f.mant_bits + f.exp_bits)) & 1 ? "-infinity" : "+infinity";
 }
 
-Rational exact_rational_of_bits(std::uint64_t bits, FloatFormat f) {
+Rational exact_rational_of_bits(std::uint64_t bits, BitFormat f) {
   if (const char* name = nonfinite_name(bits, f))
     throw InputError(std::string("cannot convert ") + name + " (" + f.name +
                      ") to a rational: only finite numbers are rational");
@@ -45,14 +45,14 @@ Rational exact_rational_of_bits(std::uint64_t bits, FloatFormat f) {
 }
 
 Rational exact_rational_of_double(double x) {
-  return exact_rational_of_bits(std::bit_cast<std::uint64_t>(x), kBinary64);
+  return exact_rational_of_bits(std::bit_cast<std::uint64_t>(x), kBits64);
 }
 
 Rational exact_rational_of_float(float x) {
-  return exact_rational_of_bits(std::bit_cast<std::uint32_t>(x), kBinary32);
+  return exact_rational_of_bits(std::bit_cast<std::uint32_t>(x), kBits32);
 }
 
-Rational exact_rational_of_half(std::uint16_t bits) { return exact_rational_of_bits(bits, kBinary16); }
+Rational exact_rational_of_half(std::uint16_t bits) { return exact_rational_of_bits(bits, kBits16); }
 
 double nearest_double(const Rational& x) {
   mpfr_t r;

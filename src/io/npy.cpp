@@ -333,7 +333,7 @@ NpyArray decode_npy(std::string_view bytes, const std::string& path) {
         break;
       }
       default: {
-        const FloatFormat f = t.size == 8 ? kBinary64 : t.size == 4 ? kBinary32 : kBinary16;
+        const BitFormat f = t.size == 8 ? kBits64 : t.size == 4 ? kBits32 : kBits16;
         if (const char* name = nonfinite_name(raw, f))
           throw_input_error(path, "value " + std::to_string(k) + " (index " + multi_index(k, h.shape) + ") is " + name +
                          ", which is not a rational number. Replace NaN and infinite values with finite "

@@ -163,13 +163,13 @@ SafetensorsFile decode_safetensors(std::string_view bytes, const std::string& so
 }
 
 std::vector<Rational> exact_tensor_values(const SafeTensor& t, const std::string& source, const std::string& name) {
-  static const std::map<std::string, FloatFormat> formats{
-      {"F64", kBinary64}, {"F32", kBinary32}, {"F16", kBinary16}, {"BF16", kBfloat16}};
+  static const std::map<std::string, BitFormat> formats{
+      {"F64", kBits64}, {"F32", kBits32}, {"F16", kBits16}, {"BF16", kBitsBfloat16}};
   auto it = formats.find(t.dtype);
   if (it == formats.end())
     throw InputError(source + ": tensor \"" + name + "\" has dtype " + t.dtype +
                      "; model weights must be floats (F64, F32, F16 or BF16). Convert with tensor.double().");
-  const FloatFormat f = it->second;
+  const BitFormat f = it->second;
   const int size = (1 + f.mant_bits + f.exp_bits) / 8;
   const std::size_t count = t.bytes.size() / static_cast<std::size_t>(size);
   std::vector<Rational> values(count);

@@ -7,23 +7,24 @@
 
 namespace seqi {
 
-// An IEEE binary format: stored mantissa bits and exponent bits (sign bit above them).
-struct FloatFormat {
+// An IEEE binary format as stored bits: mantissa bits and exponent bits (sign bit above them).
+// Not float_statement/float_format.hpp's FloatFormat (rounding constants of a float run).
+struct BitFormat {
   int mant_bits;
   int exp_bits;
   const char* name;  // for messages: "double", "float", "half", "bfloat16"
 };
-inline constexpr FloatFormat kBinary64{52, 11, "double"};
-inline constexpr FloatFormat kBinary32{23, 8, "float"};
-inline constexpr FloatFormat kBinary16{10, 5, "half"};
-inline constexpr FloatFormat kBfloat16{7, 8, "bfloat16"};
+inline constexpr BitFormat kBits64{52, 11, "double"};
+inline constexpr BitFormat kBits32{23, 8, "float"};
+inline constexpr BitFormat kBits16{10, 5, "half"};
+inline constexpr BitFormat kBitsBfloat16{7, 8, "bfloat16"};
 
 // "NaN", "+infinity" or "-infinity" for those bit patterns, else nullptr.
-const char* nonfinite_name(std::uint64_t bits, FloatFormat f);
+const char* nonfinite_name(std::uint64_t bits, BitFormat f);
 
 // The exact value of a finite bit pattern (subnormals included; -0 gives 0).
 // Throws InputError on NaN and infinities.
-Rational exact_rational_of_bits(std::uint64_t bits, FloatFormat f);
+Rational exact_rational_of_bits(std::uint64_t bits, BitFormat f);
 
 // The exact value of x: m * 2^e with integers m, e. Throw InputError on NaN and infinities.
 Rational exact_rational_of_double(double x);
