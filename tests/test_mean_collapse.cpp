@@ -1,5 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+
 #include "seqi/certification/mean_collapse_checks.hpp"
 #include "seqi/construction/balance_units.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -103,6 +105,30 @@ BOOST_AUTO_TEST_CASE(equal_means_fall_back_to_the_leader_construction) {
   BOOST_TEST(!built.record.mean_collapse);
   BOOST_TEST(built.record.choices.front().what ==
              "mean collapse (lem:mean-collapse) not used: sequences 1 and 2 have one mean");
+  BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified);
+}
+
+// Collinear targets, (0, 0) midway between the others, read between them along every flat-hat
+// direction: with this seed no flat-hat reading of the mean collapse exists (the long sweep's
+// seed 20245127). The leader construction is built instead, and says why.
+BOOST_AUTO_TEST_CASE(a_mean_collapse_that_cannot_be_built_falls_back_to_the_leaders) {
+  Dataset data;
+  data.name = "collinear targets";
+  data.dimension = 2;
+  SequencePair a, b, c;
+  a.input = {pt(0, -1)};
+  b.input = {pt(1, 0)};
+  c.input = {pt(0, 1)};
+  a.output = {pt(-1, 1)};
+  b.output = {pt(1, -1)};
+  c.output = {pt(0, 0)};
+  data.pairs = {a, b, c};
+  const Construction built = build_interpolating_transformer(data, 20245127);
+  BOOST_TEST(!built.record.mean_collapse);
+  const bool said = std::any_of(built.record.choices.begin(), built.record.choices.end(), [](const auto& g) {
+    return g.what.find("mean collapse (lem:mean-collapse) not built: ") == 0;
+  });
+  BOOST_TEST(said);
   BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified);
 }
 

@@ -17,6 +17,7 @@
 
 #include "seqi/certification/run_report.hpp"
 #include "distinct_targets.hpp"
+#include "sweep_support.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/model/transformer.hpp"
@@ -25,18 +26,9 @@
 BOOST_AUTO_TEST_SUITE(test_sweep)
 
 using namespace seqi;
+using namespace seqi_test::sweep;
 
 namespace {
-
-std::uint64_t base_seed() {
-  static const std::uint64_t seed = [] {
-    const char* s = std::getenv("SEQI_SEED");
-    const std::uint64_t v = s ? std::strtoull(s, nullptr, 10) : 20240611;
-    std::cout << "sweep: base seed " << v << " (SEQI_SEED=" << v << " replays)\n";
-    return v;
-  }();
-  return seed;
-}
 
 std::size_t sweep_count() {
   const char* s = std::getenv("SEQI_SWEEP_COUNT");
@@ -152,17 +144,6 @@ void expect_softmax_certificate(const Dataset& data, const RunReport& run) {
   BOOST_TEST(run.measurements.float_runs[0].sequences_checked == N);
 }
 
-// Builds with `seed`, naming the dataset and seed when the construction throws (an exception
-// escapes BOOST_TEST_CONTEXT without it).
-Construction build_named(const Dataset& data, std::uint64_t seed) {
-  try {
-    return build_interpolating_transformer(data, seed);
-  } catch (const std::exception& e) {
-    std::cout << "construction threw on " << data.name << " (seed " << seed << "): " << e.what() << "\n";
-    throw;
-  }
-}
-
 // Everything on one dataset; `level` 0: hardmax; 1: + brute and softmax; 2: + dense pass.
 Construction certify_all(const Dataset& data, std::uint64_t seed, int level) {
   auto built = build_named(data, seed);
@@ -182,20 +163,6 @@ Construction certify_all(const Dataset& data, std::uint64_t seed, int level) {
   }
   if (level >= 2) expect_dense_pass_interpolates(data, built.model);
   return built;
-}
-
-// The generator loops until it finds n distinct points (and N distinct input sets), so the
-// coordinate grid must be large enough: (2r+1)^d >= 2 max(N, n_max).
-long smallest_safe_range(int d, std::size_t need, long wanted) {
-  for (long r = wanted;; ++r) {
-    double pts = 1;
-    for (int k = 0; k < d && pts < 1e9; ++k) pts *= static_cast<double>(2 * r + 1);
-    if (pts >= static_cast<double>(need)) return r;
-  }
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

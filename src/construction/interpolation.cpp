@@ -287,7 +287,14 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
     return out;
   }
   Construction mean = out;
-  const std::optional<Rational> mean_norm = build_mean_collapse(data, mean, exec);
+  std::optional<Rational> mean_norm;
+  try {
+    mean_norm = build_mean_collapse(data, mean, exec);
+  } catch (const ConstructionError& e) {  // an option, not a requirement: the leaders always apply
+    mean.record.choices.push_back({std::string("mean collapse (lem:mean-collapse) not built: ") + e.what() +
+                                       "; the leader construction instead",
+                                   1, Integer(0)});
+  }
   if (mean_norm && !options.keep_lighter) return mean;
   if (!mean_norm) {
     out.record.choices = mean.record.choices;  // why it does not apply, if it says

@@ -161,8 +161,7 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
   if (auto fitted = discriminant_direction(means, centroid, target_labels(data, order)))
     if (collapse_score(*fitted, means, reach)) candidates.emplace_back("discriminant", std::move(*fitted));
   // Each candidate from its own copy of the record and generator, so building them side by side
-  // (one per thread or process) changes nothing. A candidate that cannot be built throws its
-  // ConstructionError on every process (the first such candidate's, as one loop would).
+  // (one per thread or process) changes nothing. Every process sees the same failures.
   std::vector<std::optional<Construction>> trials(candidates.size());
   const auto trial_norms = shard_map<TrialNorm>(
       candidates.size(), exec,
@@ -178,21 +177,20 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
         }
       },
       put_trial_norm, get_trial_norm);
-  std::vector<Rational> norms;
-  for (const auto& t : trial_norms) {
-    if (t.failure) throw ConstructionError(*t.failure);
-    norms.push_back(t.norm);
-  }
+  // A candidate that cannot be built is passed over; with none built, the first one's error.
   std::optional<std::size_t> best;
   std::string compared;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    compared += (compared.empty() ? "" : ", ") + candidates[i].first + " " + approx_decimal(norms[i], 4);
-    if (!best || norms[i] < norms[*best]) best = i;
+    const TrialNorm& t = trial_norms[i];
+    compared += (compared.empty() ? "" : ", ") + candidates[i].first + " " +
+                (t.failure ? "not built (" + *t.failure + ")" : approx_decimal(t.norm, 4));
+    if (!t.failure && (!best || t.norm < trial_norms[*best].norm)) best = i;
   }
+  if (!best) throw ConstructionError(*trial_norms.front().failure);
   out = built_by_owner(trials, *best, exec);
   out.record.choices.push_back({"mean-collapse direction a by least ||theta||^2 (lem:mean-collapse): " + compared, 1,
                                 Integer(0)});
-  return norms[*best];
+  return trial_norms[*best].norm;
 }
 
 }  // namespace seqi
