@@ -54,6 +54,24 @@ const char* inapplicable_option(const CLI::App& app, const VerifyOptions& opt) {
   return nullptr;
 }
 
+// How the transformer is built and which claims accompany it (options of a built run only).
+void add_construction_options(CLI::App& app, VerifyOptions& opt) {
+  app.add_flag("--leader-construction", opt.leader_construction,
+               "build with phases S, P, C and I even where every m_j = 1 (no mean collapse, lem:mean-collapse)");
+  app.add_flag("--mean-collapse", opt.mean_collapse,
+               "where every m_j = 1 and the means differ, the mean collapse without comparing norms with phases S-I");
+  app.add_flag("--brute", opt.brute, "Lemma P from all O(n^2 d) attention scores instead of O(n d) bounds");
+  app.add_option("--float-statements", opt.float_statements,
+                 "the float runs stated beside the certificate (lem:float-run): float64,float32 (the default), "
+                 "float64, float32 or none; a run without them is faster and makes no float claim")
+      ->check(CLI::Validator(
+          [](const std::string& v) {
+            const bool ok = v == "float64,float32" || v == "float32,float64" || v == "float64" || v == "float32" || v == "none";
+            return ok ? std::string() : "expected float64,float32, float64, float32 or none, got " + quote_value(v);
+          },
+          "", "statement formats"));
+}
+
 }  // namespace
 
 int verify_main(int argc, char** argv, const Cooperation* coop) {
@@ -106,11 +124,7 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
   app.add_option("--certificate", opt.certificate_path,
                  "write every claim of the run to this JSON file, for the independent checker seqi-check");
   app.add_flag("--json", opt.json, "print the summary as one JSON object");
-  app.add_flag("--leader-construction", opt.leader_construction,
-               "build with phases S, P, C and I even where every m_j = 1 (no mean collapse, lem:mean-collapse)");
-  app.add_flag("--mean-collapse", opt.mean_collapse,
-               "where every m_j = 1 and the means differ, the mean collapse without comparing norms with phases S-I");
-  app.add_flag("--brute", opt.brute, "Lemma P from all O(n^2 d) attention scores instead of O(n d) bounds");
+  add_construction_options(app, opt);
   bool progress = false;
   app.add_flag("--progress", progress,
                "report phase, done/total, rate and ETA on stderr once the run takes over 2 s (the default when "
@@ -120,15 +134,6 @@ int verify_main(int argc, char** argv, const Cooperation* coop) {
                  "threads for the per-sequence certification work (default: every core); the output does not "
                  "depend on it")
       ->check(CLI::Range(1u, 1024u));
-  app.add_option("--float-statements", opt.float_statements,
-                 "the float runs stated beside the certificate (lem:float-run): float64,float32 (the default), "
-                 "float64, float32 or none; a run without them is faster and makes no float claim")
-      ->check(CLI::Validator(
-          [](const std::string& v) {
-            const bool ok = v == "float64,float32" || v == "float32,float64" || v == "float64" || v == "float32" || v == "none";
-            return ok ? std::string() : "expected float64,float32, float64, float32 or none, got " + quote_value(v);
-          },
-          "", "statement formats"));
   std::string seed_text = "1";
   app.add_option("--seed", seed_text, "seed of the generic choices, 0 to 2^64-1 (recorded in the output)");
   app.add_option("dataset", opt.dataset_path, "dataset JSON file")->required();
