@@ -1,8 +1,8 @@
-#include "seqi/construction/hats.hpp"
 #include "seqi/certification/counts.hpp"
 
 #include <algorithm>
 
+#include "seqi/construction/hats.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {

@@ -2,7 +2,6 @@
 
 #include "seqi/construction/balance_units.hpp"
 
-
 namespace seqi {
 namespace {
 
