@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "seqi/cli/allocator.hpp"
+#include "seqi/cli/run.hpp"
 #include "scratch_files.hpp"
 
 #include <sys/wait.h>
@@ -311,10 +312,35 @@ BOOST_AUTO_TEST_CASE(float_statements_left_out_are_not_stated_and_change_nothing
     }
   }
   const Run text = verify({"--float-statements", "float32", data});
-  BOOST_TEST(text.out.find("float64:   not stated: left out with --float-statements") != std::string::npos, text.out);
+  BOOST_TEST(text.out.find("float64:   not stated: not asked for in this run") != std::string::npos, text.out);
   const Run bad = verify({"--float-statements", "float16", data});
   BOOST_TEST(bad.code == 2);
   BOOST_TEST(bad.err.find("expected float64,float32, float64, float32 or none") != std::string::npos, bad.err);
+}
+
+// Every spelling of --float-statements means one choice, in the option and in run_verify alike;
+// a text the option would refuse is refused by run_verify too (exit 2), never read as a default.
+BOOST_AUTO_TEST_CASE(float_statements_spellings_have_one_meaning) {
+  const std::pair<const char*, std::pair<bool, bool>> spellings[] = {{"float64,float32", {true, true}},
+                                                                     {"float32,float64", {true, true}},
+                                                                     {"float64", {true, false}},
+                                                                     {"float32", {false, true}},
+                                                                     {"none", {false, false}}};
+  for (const auto& [text, want] : spellings) {
+    const auto got = seqi::parse_float_statements(text);
+    BOOST_TEST_REQUIRE(got.has_value(), text);
+    BOOST_TEST(got->float64 == want.first, text);
+    BOOST_TEST(got->float32 == want.second, text);
+  }
+  for (const char* text : {"", "float16", "float64,", "Float64", "float64,float32,none"})
+    BOOST_TEST(!seqi::parse_float_statements(text).has_value(), text);
+  seqi::VerifyOptions opt;
+  opt.dataset_path = dataset("equal-means.json");
+  opt.float_statements = "float64 float32";
+  std::ostringstream out, err;
+  BOOST_TEST(seqi::run_verify(opt, out, err) == 2);
+  BOOST_TEST(err.str().find("--float-statements \"float64 float32\": expected") != std::string::npos, err.str());
+  BOOST_TEST(out.str().empty());
 }
 
 // ---- odds and ends ---------------------------------------------------------------------

@@ -45,7 +45,7 @@ FloatRunFacts not_stated(const FloatFormat& format) {
   FloatRunFacts f;
   f.format = format.name;
   f.stated = false;
-  f.failure = "not stated: left out with --float-statements";
+  f.failure = "not stated: not asked for in this run";
   return f;
 }
 

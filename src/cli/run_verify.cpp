@@ -41,6 +41,13 @@ Check hypotheses_check(const Dataset& data) {
 
 // Checks every option value and path before any work: the temperature, the precision, the
 // certificate's file names, and that no output is an input or another output.
+StatementChoice checked_statements(const VerifyOptions& opt) {
+  const auto stated = parse_float_statements(opt.float_statements);
+  if (!stated)
+    throw InputError("--float-statements " + quote_value(opt.float_statements) + ": " + kFloatStatementsExpected);
+  return *stated;
+}
+
 SoftmaxOptions checked_softmax_options(const VerifyOptions& opt) {
   SoftmaxOptions so;
   so.brute = opt.brute;
@@ -218,6 +225,14 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const C
 
 }  // namespace
 
+std::optional<StatementChoice> parse_float_statements(const std::string& text) {
+  if (text == "float64,float32" || text == "float32,float64") return StatementChoice{true, true};
+  if (text == "float64") return StatementChoice{true, false};
+  if (text == "float32") return StatementChoice{false, true};
+  if (text == "none") return StatementChoice{false, false};
+  return std::nullopt;
+}
+
 int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, const Cooperation* coop) {
   try {
     std::optional<Progress> progress;  // declared first: its last line ends before any error message
@@ -233,9 +248,9 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
       check_property_sequences(parse_property_sequences(opt.property_sequences), data.pairs.size(), opt.dataset_path);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr,
-                         opt.float_statements.find("float64") != std::string::npos,
-                         opt.float_statements.find("float32") != std::string::npos};
+    const StatementChoice stated = checked_statements(opt);
+    const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr, stated.float64,
+                         stated.float32};
     std::string model_sha256, property_note;
     RunReport report = certify(opt, so, go, data, dataset_sha256, run, exec, coop, model_sha256, property_note);
     Certificate& cert = report.certificate;

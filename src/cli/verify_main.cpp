@@ -66,8 +66,7 @@ void add_construction_options(CLI::App& app, VerifyOptions& opt) {
                  "float64, float32 or none; a run without them is faster and makes no float claim")
       ->check(CLI::Validator(
           [](const std::string& v) {
-            const bool ok = v == "float64,float32" || v == "float32,float64" || v == "float64" || v == "float32" || v == "none";
-            return ok ? std::string() : "expected float64,float32, float64, float32 or none, got " + quote_value(v);
+            return parse_float_statements(v) ? std::string() : std::string(kFloatStatementsExpected) + ", got " + quote_value(v);
           },
           "", "statement formats"));
 }

@@ -38,6 +38,14 @@ struct VerifyOptions {
   std::string float_statements = "float64,float32";  // lem:float-run formats stated: these, one, or "none"
 };
 
+// The float runs a --float-statements text asks for (lem:float-run): "float64,float32" (either
+// order), "float64", "float32" or "none"; nullopt for any other text.
+struct StatementChoice {
+  bool float64 = true, float32 = true;
+};
+std::optional<StatementChoice> parse_float_statements(const std::string& text);
+inline constexpr const char* kFloatStatementsExpected = "expected float64,float32, float64, float32 or none";
+
 // 3: out of memory (std::bad_alloc, or GMP could not allocate): the input may be valid but
 // needs more memory than the machine gives.
 enum ExitCode { kVerified = 0, kNotVerified = 1, kBadInput = 2, kOutOfMemory = 3 };
