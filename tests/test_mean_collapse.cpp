@@ -1,6 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <string>
 
 #include "seqi/certification/mean_collapse_checks.hpp"
 #include "seqi/construction/balance_units.hpp"
@@ -88,6 +89,30 @@ BOOST_AUTO_TEST_CASE(classification_data_take_the_mean_collapse_and_verify) {
     BOOST_REQUIRE(soft.certificate.softmax);
     BOOST_TEST(soft.certificate.softmax->tau_unbounded);
     BOOST_TEST(!hard.certificate.lemma_p);  // no leader is selected: Lemma P is not used
+  }
+}
+
+// Where the leader construction is abandoned part way through its placement hats, the norm it
+// reports ("at least") lies between the mean collapse's and the full leader construction's.
+BOOST_AUTO_TEST_CASE(an_abandoned_leader_construction_reports_a_true_lower_bound) {
+  const std::uint64_t base = testing::base_seed("test_mean_collapse_abandoned");
+  for (std::uint64_t i = 0; i < 2; ++i) {
+    RandomDatasetSpec spec = classification_spec(300 + 40 * i, 3 + static_cast<int>(i));
+    spec.n_min = 3;
+    const Dataset data = random_dataset(spec, base + i);
+    const Construction kept = build_interpolating_transformer(data, base + i);
+    BOOST_TEST_REQUIRE(kept.record.mean_collapse, "seed " << base + i);
+    const std::string& what = kept.record.choices.back().what;
+    const std::size_t at = what.find("leaders at least ");
+    BOOST_TEST_REQUIRE(at != std::string::npos, what);
+    BOOST_TEST(what.find("(not completed)") != std::string::npos, what);
+    const double reported = std::stod(what.substr(at + std::string("leaders at least ").size()));
+    const Construction leaders = build_interpolating_transformer(data, base + i, 1, {false});
+    const double full = leaders.model.stored_norm_sq().convert_to<double>();
+    const double mean = kept.model.stored_norm_sq().convert_to<double>();
+    BOOST_TEST_MESSAGE("seed " << base + i << ": mean " << mean << ", reported " << reported << ", full " << full);
+    BOOST_TEST(reported >= mean * (1 - 1e-3), what);  // four digits are printed
+    BOOST_TEST(reported < full * (1 - 1e-3), what);  // stopped before its last blocks
   }
 }
 

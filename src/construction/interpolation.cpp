@@ -252,25 +252,25 @@ std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Const
 }
 
 // Phases S, P, C and I (the leader construction), appended to `out`. With `lighter_than`, the
-// construction stops after a phase whose blocks so far store a norm at least that large
-// (||theta||^2 only grows with blocks, so it could no longer be the lighter one) and returns
-// that norm; nullopt when all phases were built.
+// construction stops once the blocks built so far (Phase S, then Phase P's hats chunk by chunk)
+// store a norm at least that large (||theta||^2 only grows with blocks, so it could no longer
+// be the lighter one) and returns that norm; nullopt when all phases were built.
 std::optional<Rational> build_leader_construction(const Dataset& data, Construction& out, const Execution& exec,
                                                   const std::optional<Rational>& lighter_than = std::nullopt) {
   const unsigned threads = exec.threads;
-  const auto too_heavy = [&]() -> std::optional<Rational> {
-    if (!lighter_than) return std::nullopt;
-    Rational norm = exact_norm_sq(out.model, exec);
-    return norm >= *lighter_than ? std::optional<Rational>(std::move(norm)) : std::nullopt;
-  };
   Rng rng(out.record.seed);
   TokenState config = inputs_of(data, threads);
   const Separation sep = build_separation(config, rng, out, threads);
-  if (auto norm = too_heavy()) return norm;
+  std::optional<Rational> so_far, budget;  // the norm of Phase S; what Phase P may add
+  if (lighter_than) {
+    so_far = exact_norm_sq(out.model, exec);
+    if (*so_far >= *lighter_than) return so_far;
+    budget = *lighter_than - *so_far;
+  }
   const ShiftedTokens tokens(data, config, out.record.separation.lifts > 0, sep.v, sep.s);
   const std::size_t plateaus = with_lift_plateaus(data, sep, out);
-  build_placement(data, tokens, sep.shift, rng, out, plateaus, threads);
-  if (auto norm = too_heavy()) return norm;
+  if (auto placed = build_placement(data, tokens, sep.shift, rng, out, plateaus, exec, budget))
+    return *so_far + *placed;  // at least this: ||theta||^2 only grows with blocks
   build_collapse_and_interpolation(data, rng, out);  // every unit is built balanced (lem:relu-rescaling)
   return std::nullopt;
 }

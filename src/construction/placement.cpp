@@ -11,6 +11,8 @@
 #include "seqi/construction/hats.hpp"
 #include "seqi/construction/places_left.hpp"
 #include "seqi/core/parallel.hpp"
+#include "seqi/core/sharding.hpp"
+#include "seqi/numbers/exact_sum.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
 namespace seqi {
@@ -201,12 +203,37 @@ void choose_reading_and_leaders(const ShiftedTokens& c, Rng& rng, const std::vec
                           out.record.choices);
 }
 
-// One hat per leader, in the order of lem:hat-order (or lem:gap-places' two-sided order when the
-// places read a split), moving it to its place; the first also shrinks every token (lem:shrink).
-// The hats s = 1 .. plateaus after it carry a plateau (lem:plateau-hat).
-void add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& first_sa, const Point& C_e1,
-                        const std::vector<Point>& places, const std::vector<Rational>& delta, std::size_t plateaus,
-                        unsigned threads, Construction& out) {
+// The hats in the order of lem:hat-order (or lem:gap-places' two-sided order when the places
+// read a split), each leader's index into `places` and `delta`.
+GapOrder placement_hat_order(const std::vector<Rational>& leader_t, const Point& C_e1, Construction& out) {
+  const auto& rec = out.record.placement;
+  GapOrder hat_order{decreasing_reading_order(leader_t), std::vector<bool>(leader_t.size(), false)};  // lem:hat-order
+  if (!rec.split) return hat_order;
+  const Rational base = dot(rec.reading, C_e1);  // lem:gap-places
+  std::vector<Rational> shrunk;
+  for (const auto& t : leader_t) shrunk.push_back(rec.eps * t + base);
+  hat_order = gap_hat_order(hat_order.order, shrunk, *rec.split);
+  const auto below = static_cast<std::size_t>(std::count(hat_order.mirrored.begin(), hat_order.mirrored.end(), true));
+  out.record.choices.push_back({"split reading " + rec.split->str() + " (lem:gap-places): every place reads it; " +
+                                std::to_string(below) + " of " + std::to_string(leader_t.size()) +
+                                " leaders placed by mirrored hats",
+                                1, Integer(0)});
+  return hat_order;
+}
+
+// Hats are built, and their exact norms summed, kPlacementChunk at a time: a fixed size, so
+// where a budgeted placement stops does not depend on threads or processes.
+constexpr std::size_t kPlacementChunk = 256;
+
+// One hat per leader, moving it to its place; the first also shrinks every token (lem:shrink).
+// The hats s = 1 .. plateaus after it carry a plateau (lem:plateau-hat). With `budget`, stops
+// after the first chunk of hats whose exact ||theta||^2 (summed from the first hat) reaches
+// *budget and returns that sum, appending no block; otherwise appends every hat, nullopt.
+std::optional<Rational> add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& first_sa,
+                                           const Point& C_e1, const std::vector<Point>& places,
+                                           const std::vector<Rational>& delta, std::size_t plateaus,
+                                           const Execution& exec, const std::optional<Rational>& budget,
+                                           Construction& out) {
   const auto& rec = out.record.placement;
   std::vector<std::size_t> leader_tokens;
   for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
@@ -216,20 +243,9 @@ void add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& f
     leader_x.push_back(c.token(q));
     leader_t.push_back(dot(rec.reading, leader_x.back()));
   }
-  GapOrder hat_order{decreasing_reading_order(leader_t), std::vector<bool>(leader_t.size(), false)};  // lem:hat-order
-  if (rec.split) {  // lem:gap-places
-    const Rational base = dot(rec.reading, C_e1);
-    std::vector<Rational> shrunk;
-    for (const auto& t : leader_t) shrunk.push_back(rec.eps * t + base);
-    hat_order = gap_hat_order(hat_order.order, shrunk, *rec.split);
-    const auto below = static_cast<std::size_t>(std::count(hat_order.mirrored.begin(), hat_order.mirrored.end(), true));
-    out.record.choices.push_back({"split reading " + rec.split->str() + " (lem:gap-places): every place reads it; " +
-                                  std::to_string(below) + " of " + std::to_string(leader_t.size()) +
-                                  " leaders placed by mirrored hats", 1, Integer(0)});
-  }
+  const GapOrder hat_order = placement_hat_order(leader_t, C_e1, out);
   const auto& order = hat_order.order;
-  std::vector<Block<Rational>> hats(order.size());  // each hat is built alone, kept in this order
-  for_each_index(order.size(), threads, [&](std::size_t s) {
+  const auto hat = [&](std::size_t s) {
     const std::size_t k = order[s];
     const Point& q = leader_x[k];
     Block<Rational> block{SelfAttention<Rational>::identity(), {}, Phase::placement};
@@ -244,15 +260,34 @@ void add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& f
       const Point now = q * rec.eps + C_e1;
       block.ff = move_layer({rec.reading, dot(rec.reading, now), delta[k], places[k] - now}, s <= plateaus);
     }
-    hats[s] = std::move(block);
+    return block;
+  };
+  std::vector<std::optional<Block<Rational>>> hats(order.size());  // kept in this order
+  Rational norm = 0;
+  for (std::size_t from = 0; from < order.size(); from += kPlacementChunk) {
+    const std::size_t to = std::min(order.size(), from + kPlacementChunk);
+    // Each part builds its share of the chunk; only the exact norms are exchanged.
+    const std::vector<Rational> norms = shard_map_rational(to - from, exec, [&](std::size_t i) {
+      hats[from + i] = hat(from + i);
+      return Rational(hats[from + i]->ff.stored_norm_sq() + hats[from + i]->sa.stored_norm_sq());
+    });
+    norm += exact_sum(norms);
+    if (budget && norm >= *budget) return norm;
+  }
+  for_each_index(order.size(), exec.threads, [&](std::size_t s) {  // hats another process built
+    if (!hats[s]) hats[s] = hat(s);
   });
-  for (auto& block : hats) out.model.blocks.push_back(std::move(block));
+  for (auto& block : hats) out.model.blocks.push_back(std::move(*block));
+  return std::nullopt;
 }
 
 }  // namespace
 
-void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAttention<Rational>& first_sa,
-                     Rng& rng, Construction& out, std::size_t plateaus, unsigned threads) {
+std::optional<Rational> build_placement(const Dataset& data, const ShiftedTokens& c,
+                                        const SelfAttention<Rational>& first_sa, Rng& rng, Construction& out,
+                                        std::size_t plateaus, const Execution& exec,
+                                        const std::optional<Rational>& budget) {
+  const unsigned threads = exec.threads;
   auto& rec = out.record.placement;
   rec.C = 4;
   rec.r0 = 1;
@@ -269,7 +304,7 @@ void build_placement(const Dataset& data, const ShiftedTokens& c, const SelfAtte
     for (auto& placed : rec.placed)
       for (auto& q : placed) q = *p++;
   }
-  add_placement_hats(c, first_sa, C_e1, places, delta, plateaus, threads, out);
+  return add_placement_hats(c, first_sa, C_e1, places, delta, plateaus, exec, budget, out);
 }
 
 }  // namespace seqi

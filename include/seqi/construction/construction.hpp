@@ -138,8 +138,13 @@ struct Separation {
 // reads token positions.
 Separation build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1);
 // plateaus: how many placement hats after the shrink layer carry a plateau (lem:plateau-hat).
-void build_placement(const Dataset& data, const ShiftedTokens& tokens, const SelfAttention<Rational>& first_sa,
-                     Rng& rng, Construction& out, std::size_t plateaus, unsigned threads = 1);
+// With `budget` the hats' exact ||theta||^2 is summed as they are built (in chunks of a fixed
+// size): once it reaches *budget the placement stops, appends no hat and returns that sum (a
+// lower bound on the phase's norm). Otherwise every hat is appended and nullopt returned.
+std::optional<Rational> build_placement(const Dataset& data, const ShiftedTokens& tokens,
+                                        const SelfAttention<Rational>& first_sa, Rng& rng, Construction& out,
+                                        std::size_t plateaus, const Execution& exec,
+                                        const std::optional<Rational>& budget = std::nullopt);
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);
 
 // lem:mean-collapse: where every m_j = 1 and the sequences' means are pairwise distinct, the whole
