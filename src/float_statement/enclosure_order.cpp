@@ -22,20 +22,22 @@ void EnclosureOrder::rebuild(const std::vector<double>& lo, const std::vector<do
                              const std::vector<double>& e, const std::vector<double>& rho) {
   expect_upward_rounding("EnclosureOrder::rebuild");
   sorted_.clear();
-  aside_.assign(lo.size(), 0);
-  aside_list_.clear();
+  aside_.assign(lo.size(), kSorted);
+  aside_set_.clear();
+  aside_key_.assign(lo.size(), 0);
+  unbounded_.clear();
+  aside_width_ = 0;
   width_ = 0;
   for (std::size_t i = 0; i < lo.size(); ++i) {
     if (std::isfinite(lo[i]) && std::isfinite(hi[i])) {
       sorted_.push_back({lo[i], i});
       width_ = std::max(width_, hi[i] - lo[i]);  // rounded up
     } else {
-      aside_[i] = 1;
-      aside_list_.push_back(i);
+      aside_[i] = kUnbounded;
+      unbounded_.push_back(i);
     }
   }
-  std::sort(sorted_.begin(), sorted_.end(),
-            [](const Entry& x, const Entry& y) { return x.lo < y.lo || (x.lo == y.lo && x.i < y.i); });
+  std::sort(sorted_.begin(), sorted_.end());
   const std::size_t n = sorted_.size();
   entry_.assign(lo.size(), 0);
   max_e_.assign(2 * n, 0);
@@ -54,10 +56,36 @@ void EnclosureOrder::rebuild(const std::vector<double>& lo, const std::vector<do
 void EnclosureOrder::moved(std::size_t i, const std::vector<double>& lo, const std::vector<double>& hi,
                            const std::vector<double>& e, const std::vector<double>& rho) {
   expect_upward_rounding("EnclosureOrder::moved");
-  if (aside_[i]) return;
-  aside_[i] = 1;
-  aside_list_.push_back(i);
-  if (aside_list_.size() > std::max<std::size_t>(1024, lo.size() / 8)) rebuild(lo, hi, e, rho);
+  set_aside(i, lo[i], hi[i]);
+  if (aside_set_.size() + unbounded_.size() > std::max<std::size_t>(1024, lo.size() / 8)) rebuild(lo, hi, e, rho);
+}
+
+void EnclosureOrder::set_aside(std::size_t i, double lo_i, double hi_i) {
+  const bool finite = std::isfinite(lo_i) && std::isfinite(hi_i);
+  if (aside_[i] == kUnbounded && !finite) return;  // listed always already
+  if (aside_[i] == kAside) aside_set_.erase(Entry{aside_key_[i], i});
+  if (aside_[i] == kUnbounded) unbounded_.erase(std::find(unbounded_.begin(), unbounded_.end(), i));
+  if (finite) {
+    aside_[i] = kAside;
+    aside_key_[i] = lo_i;
+    aside_set_.insert(Entry{lo_i, i});
+    aside_width_ = std::max(aside_width_, hi_i - lo_i);  // rounded up
+  } else {
+    aside_[i] = kUnbounded;
+    unbounded_.push_back(i);
+  }
+}
+
+template <class F>
+void EnclosureOrder::for_each_aside_meeting(double a, double b, const std::vector<double>& lo,
+                                            const std::vector<double>& hi, F&& f) const {
+  // A filed token meeting [a, b] has lo <= b and lo >= hi - aside_width_ >= a - aside_width_.
+  const double from = lower_difference(a, aside_width_);
+  auto it = std::isnan(from) ? aside_set_.begin() : aside_set_.lower_bound(Entry{from, 0});
+  for (; it != aside_set_.end() && (std::isnan(b) || !(it->lo > b)); ++it)
+    if (may_meet(lo[it->i], hi[it->i], a, b)) f(it->i);
+  for (std::size_t i : unbounded_)
+    if (may_meet(lo[i], hi[i], a, b)) f(i);
 }
 
 void EnclosureOrder::set_errors(std::size_t entry, double e_i, double rho_i) {
@@ -71,7 +99,7 @@ void EnclosureOrder::set_errors(std::size_t entry, double e_i, double rho_i) {
 }
 
 void EnclosureOrder::errors_changed(std::size_t i, double e_i, double rho_i) {
-  if (!aside_[i]) set_errors(entry_[i], e_i, rho_i);  // set-aside tokens are read directly
+  if (aside_[i] == kSorted) set_errors(entry_[i], e_i, rho_i);  // set-aside tokens are read directly
 }
 
 std::pair<std::size_t, std::size_t> EnclosureOrder::entries_meeting(double a, double b) const {
@@ -91,10 +119,9 @@ std::vector<std::size_t> EnclosureOrder::meeting(double a, double b, const std::
   const auto [first, last] = entries_meeting(a, b);
   for (std::size_t k = first; k < last; ++k) {
     const std::size_t i = sorted_[k].i;
-    if (!aside_[i] && may_meet(lo[i], hi[i], a, b)) out.push_back(i);
+    if (aside_[i] == kSorted && may_meet(lo[i], hi[i], a, b)) out.push_back(i);
   }
-  for (std::size_t i : aside_list_)
-    if (may_meet(lo[i], hi[i], a, b)) out.push_back(i);
+  for_each_aside_meeting(a, b, lo, hi, [&](std::size_t i) { out.push_back(i); });
   return out;
 }
 
@@ -114,13 +141,12 @@ EnclosureOrder::Zone EnclosureOrder::errors_meeting(double a, double b, const st
     z.lo = sorted_[first].lo;
     z.hi = sorted_[last - 1].lo + width_;  // rounded up
   }
-  for (std::size_t i : aside_list_)
-    if (may_meet(lo[i], hi[i], a, b)) {
-      z.e = max_keeping_nan(z.e, e[i]);
-      z.rho = max_keeping_nan(z.rho, rho[i]);
-      z.lo = min_keeping_nan(z.lo, lo[i]);
-      z.hi = max_keeping_nan(z.hi, hi[i]);
-    }
+  for_each_aside_meeting(a, b, lo, hi, [&](std::size_t i) {
+    z.e = max_keeping_nan(z.e, e[i]);
+    z.rho = max_keeping_nan(z.rho, rho[i]);
+    z.lo = min_keeping_nan(z.lo, lo[i]);
+    z.hi = max_keeping_nan(z.hi, hi[i]);
+  });
   return z;
 }
 

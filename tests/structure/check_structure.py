@@ -11,7 +11,10 @@
    (uses UpwardRounding, expect_upward_rounding or seqi/numbers/upward.hpp) is compiled with
    -frounding-math, read from the build's compile_commands.json (unity sources expanded);
 6. the project speaks of itself: no source, script, proof or page cites a work item by its
-   number ("issue 16"); reasons and measurements go in commit messages.
+   number ("issue 16"); reasons and measurements go in commit messages;
+7. one definition per name: no type (struct, class, union, enum) or namespace-scope constant
+   (constexpr) of a named namespace is defined in two files of src/ or include/ (two such
+   definitions with different layouts are an ODR violation the linker merges silently).
 
 Usage: check_structure.py --root SRC_DIR [--build BUILD_DIR]. Exit 0 when every rule holds;
 otherwise each violation is printed and the exit code is 1.
@@ -152,6 +155,64 @@ def check_narration(root, errors):
                 errors.append(f"{path}:{number}: cites a work item: {line.strip()[:80]}")
 
 
+COMMENT_OR_LITERAL = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
+NAMESPACE_HEAD = re.compile(r"(?:^|\s)namespace\s*([\w:]*)\s*$")
+TYPE_HEAD = re.compile(r"(?:^|[\s>])(?:struct|class|union|enum(?:\s+class|\s+struct)?)\s+(?:\[\[[^\]]*\]\]\s*)?(\w+)"
+                       r"\s*(?:final\s*)?(?::(?!:)[^{]*)?$")
+CONSTANT_HEAD = re.compile(r"(?:^|\s)constexpr\s+[^=;(){}]*?[\s*&>](\w+)\s*(?:=|\{)")
+
+
+def namespace_scope_names(text):
+    """(kind, qualified name) of every type and constant defined where every enclosing scope
+    is a named namespace (anonymous namespaces, classes and functions excluded)."""
+    text = COMMENT_OR_LITERAL.sub(" ", text)
+    text = re.sub(r"^\s*#.*$", " ", text, flags=re.MULTILINE)
+    scopes, names, head = [], [], ""
+    for ch in text:
+        if ch == "{":
+            open_scopes = all(kind == "ns" for kind, _ in scopes)
+            ns = NAMESPACE_HEAD.search(head)
+            typ = TYPE_HEAD.search(head) if open_scopes else None
+            const = CONSTANT_HEAD.search(head + "{") if open_scopes and not typ and not ns else None
+            path = "::".join(n for _, n in scopes)
+            if ns and ns.group(1):
+                scopes.append(("ns", ns.group(1)))
+            else:
+                scopes.append(("other", ""))
+                if typ:
+                    names.append(("type", f"{path}::{typ.group(1)}"))
+                elif const:
+                    names.append(("constant", f"{path}::{const.group(1)}"))
+            head = ""
+        elif ch == "}":
+            if scopes:
+                scopes.pop()
+            head = ""
+        elif ch == ";":
+            if all(kind == "ns" for kind, _ in scopes):
+                const = CONSTANT_HEAD.search(head)
+                if const:
+                    names.append(("constant", "::".join(n for _, n in scopes) + "::" + const.group(1)))
+            head = ""
+        else:
+            head += ch
+    return names
+
+
+def check_one_definition(root, errors):
+    seen = {}
+    for top in ("src", "include"):
+        for path in files_under(root, top, (".cpp", ".hpp")):
+            for kind, name in set(namespace_scope_names(open(path).read())):
+                seen.setdefault((kind, name), []).append(os.path.relpath(path, root))
+    for (kind, name), paths in sorted(seen.items()):
+        if len(paths) > 1:
+            errors.append(f"{kind} {name} is defined in {len(paths)} files: {', '.join(sorted(paths))} "
+                          "(one definition per name: rename one, or define it once and include it)")
+    if not seen:
+        errors.append("one definition per name: no definition found to check")
+
+
 def compile_flags(build):
     """Map from each compiled source (unity members expanded) to its compiler arguments."""
     with open(os.path.join(build, "compile_commands.json")) as f:
@@ -198,6 +259,7 @@ def main():
     check_public_headers(a.root, errors)
     check_checker(a.root, errors)
     check_narration(a.root, errors)
+    check_one_definition(a.root, errors)
     if a.build:
         check_rounding_flags(a.root, a.build, errors)
     for e in errors:
