@@ -137,37 +137,6 @@ BOOST_AUTO_TEST_CASE(float64_runs_hit_targets_spanning_many_orders_of_magnitude)
   BOOST_TEST(moved * 2 >= used);  // the sweep exercises the chosen scale, not only the default
 }
 
-// The scale search skips a scale whose writing term alone exceeds the level it is held to:
-// first_scale_within must accept exactly the scales whose full estimate
-// (flat_float_log2_error) is within the level, with that estimate, at levels on both sides.
-BOOST_AUTO_TEST_CASE(the_scale_search_accepts_exactly_the_scales_within_its_level) {
-  std::size_t accepted = 0, refused = 0;
-  for (std::uint64_t n = 0; n < 8; ++n) {
-    const std::uint64_t seed = base_seed() + 200 + n;
-    Dataset data = mixed_scale_dataset(seed, n % 2 ? std::vector<long>{0, 40} : std::vector<long>{-30, 30});
-    if (!testing::hypotheses_hold(data)) continue;
-    const auto built = build_interpolating_transformer(data, seed);
-    const auto& rec = built.record.interpolation;
-    const FlatHatTask task = flat_hat_task(data, rec);
-    for (long k = -48; k <= 48; k += 4) {
-      std::vector<Rational> t;
-      for (const auto& run : task.runs) t.push_back(pow2(k) * dot(rec.reading, task.targets[run.front()]));
-      const auto order = flat_run_order(task, t, rec.mirrored);
-      if (!order) continue;
-      const double full = flat_float_log2_error(task, rec.reading, k, *order, rec.mirrored);
-      for (const double level : {full - 8, full - 0.5, full, full + 0.5, full + 8}) {
-        const auto got = first_scale_within(task, rec.reading, {k}, rec.mirrored, level, 0);
-        BOOST_TEST(got.has_value() == (full <= level), "seed " << seed << ", k " << k << ", level " << level);
-        if (got) BOOST_TEST(got->log2_error == full, "seed " << seed << ", k " << k);
-        (got ? accepted : refused) += 1;
-      }
-    }
-  }
-  std::cout << "flat_scale search: " << accepted << " scales accepted, " << refused << " refused\n";
-  BOOST_TEST(accepted > 100u);
-  BOOST_TEST(refused > 100u);
-}
-
 // Targets of one scale need no mirrored hat, and the scale chosen (the default of
 // lem:flat-scale, or a lighter one nearby) keeps rem:flat-range's estimate within 2^-30.
 BOOST_AUTO_TEST_CASE(targets_of_one_scale_keep_the_estimate_within_its_goal) {

@@ -137,27 +137,15 @@ class FlatScaleSearch {
     return std::clamp(static_cast<long>(top - bottom) + 64, 64L, 8192L);
   }
 
-  // The candidate at scale k with the given hats mirrored, if its run order exists and its
-  // estimate may be at most `stop_above` (nullopt otherwise); its estimate is exact when at most
-  // `stop_above`, otherwise only known to exceed it.
+  // The candidate at scale k with the given hats mirrored, if its run order exists; its estimate
+  // is exact when at most `stop_above`, otherwise only known to exceed it.
   std::optional<FlatScale> candidate(long k, const std::vector<bool>& mirrored, long recorded_default_k,
                                      double stop_above = std::numeric_limits<double>::infinity()) const {
-    if (writing_term(k) > stop_above) return std::nullopt;  // a part of the estimate already exceeds it
     const auto t = readings(k);
     auto order = flat_run_order(task_, t, mirrored);
     if (!order) return std::nullopt;
     const double error = log2_error(k, t, *order, mirrored, stop_above);
     return FlatScale{k, recorded_default_k, std::move(*order), mirrored, error};
-  }
-
-  // The estimate's term for writing targets from collapsed tokens, max over the runs (no run
-  // order needed): a lower bound on log2_error(k, ...) for every order.
-  double writing_term(long k) const {
-    const double log2_v = log2_zmax_ - (log2_r_hat_ + static_cast<double>(k));
-    double writing = kNone;
-    for (std::size_t u = 0; u < t_hat_.size(); ++u)
-      writing = std::max(writing, kLog2Unit + log2_sum(log2_y_[u], log2_v) - yardstick_[u]);
-    return writing;
   }
 
   std::vector<Rational> readings(long k) const {
