@@ -341,6 +341,10 @@ BOOST_AUTO_TEST_CASE(float_statements_spellings_have_one_meaning) {
   BOOST_TEST(seqi::run_verify(opt, out, err) == 2);
   BOOST_TEST(err.str().find("--float-statements \"float64 float32\": expected") != std::string::npos, err.str());
   BOOST_TEST(out.str().empty());
+  opt.dataset_path = dataset("no-such-dataset.json");  // refused before the dataset is read
+  std::ostringstream out2, err2;
+  BOOST_TEST(seqi::run_verify(opt, out2, err2) == 2);
+  BOOST_TEST(err2.str().find("--float-statements") != std::string::npos, err2.str());
 }
 
 // ---- odds and ends ---------------------------------------------------------------------

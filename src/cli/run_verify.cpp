@@ -39,8 +39,7 @@ Check hypotheses_check(const Dataset& data) {
   return {"hypotheses H1-H5 on the dataset", "def:hypotheses", true, true, detail};
 }
 
-// Checks every option value and path before any work: the temperature, the precision, the
-// certificate's file names, and that no output is an input or another output.
+// The float statements asked for; InputError for a text the option would refuse.
 StatementChoice checked_statements(const VerifyOptions& opt) {
   const auto stated = parse_float_statements(opt.float_statements);
   if (!stated)
@@ -48,6 +47,8 @@ StatementChoice checked_statements(const VerifyOptions& opt) {
   return *stated;
 }
 
+// Checks every option value and path before any work: the temperature, the precision, the
+// certificate's file names, and that no output is an input or another output.
 SoftmaxOptions checked_softmax_options(const VerifyOptions& opt) {
   SoftmaxOptions so;
   so.brute = opt.brute;
@@ -240,6 +241,7 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
       progress.emplace(err, opt.progress_terminal, std::chrono::milliseconds(opt.progress_delay_ms));
     progress_phase(progress ? &*progress : nullptr, "reading the dataset", 0);
     const SoftmaxOptions so = checked_softmax_options(opt);
+    const StatementChoice stated = checked_statements(opt);  // before the dataset is read
     const GeneralOptions go = general_options(opt);
     std::string dataset_sha256;
     const unsigned threads = opt.threads ? opt.threads : all_cores();
@@ -248,7 +250,6 @@ int run_verify(const VerifyOptions& opt, std::ostream& out, std::ostream& err, c
       check_property_sequences(parse_property_sequences(opt.property_sequences), data.pairs.size(), opt.dataset_path);
     RunInfo run{opt.dataset_path, data.name, "", opt.seed,
                 opt.softmax ? "exact rationals (GMP) and outward-rounded MPFR intervals (MPFI)" : "exact rationals (GMP)"};
-    const StatementChoice stated = checked_statements(opt);
     const Execution exec{progress ? &*progress : nullptr, threads, coop ? &coop->sharding() : nullptr, stated.float64,
                          stated.float32};
     std::string model_sha256, property_note;
