@@ -5,6 +5,7 @@
 #include <random>
 
 #include "seqi/certification/run_report.hpp"
+#include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "distinct_targets.hpp"
@@ -183,6 +184,9 @@ BOOST_AUTO_TEST_CASE(block_bound_holds_over_a_seeded_sweep) {
       BOOST_TEST(built.model.blocks.size() <= K + data.sum_m() + D + 2);
       BOOST_TEST(interpolation_blocks(built.model) <= D + 2);
       if (const auto runs = promised_runs(data)) BOOST_TEST(interpolation_blocks(built.model) == *runs);
+      // The runs the plateau count was planned for (lem:plateau-hat): the oracle's, else sum(m).
+      BOOST_TEST(runs_of_grouped_places(data) == promised_runs(data).value_or(data.sum_m()));
+      BOOST_TEST(interpolation_blocks(built.model) <= runs_of_grouped_places(data));
       const auto hard = certify_construction_hardmax(data, built, false).certificate;
       expect_all_checks_pass(hard);
       if (k % 4 == 1) expect_all_checks_pass(certify_construction_softmax(data, built, {}).certificate);

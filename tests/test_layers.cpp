@@ -178,25 +178,28 @@ BOOST_AUTO_TEST_CASE(plateau_hat_layer_moves_its_plateau_and_keeps_the_hull) {
 }
 
 // The plateau count keeps the leader construction within lem:counts' (20d+22) sum(m) parameters
-// for any number of runs up to sum(m), and is the largest such count (capped at K + sum(m) - 1).
+// with the given number of runs (at most sum(m)), and is the largest such count (capped at
+// K + sum(m) - 1); fewer runs never allow fewer plateaus.
 BOOST_AUTO_TEST_CASE(plateau_hats_within_bound_is_the_largest_count_within_the_bound) {
-  const auto params = [](std::size_t d, std::size_t S, std::size_t K, bool shift, std::size_t plateaus) {
-    return (6 * d + 7) * (S + K) + (2 * d + 1) * plateaus + (8 * d + 8) * S + 4 * d + 1 + (shift ? 2 * d : 0);
+  const auto params = [](std::size_t d, std::size_t S, std::size_t K, bool shift, std::size_t R, std::size_t plateaus) {
+    return (6 * d + 7) * (S + K) + (2 * d + 1) * plateaus + (8 * d + 8) * R + 4 * d + 1 + (shift ? 2 * d : 0);
   };
   std::size_t capped = 0, limited = 0;
   for (std::size_t d : {2u, 3u, 16u, 784u})
     for (std::size_t S : {1u, 2u, 5u, 300u, 4000u})
       for (std::size_t K = 0; K < S; K += 1 + S / 7)
-        for (const bool shift : {false, true}) {
-          const std::size_t n = plateau_hats_within_bound(d, S, K, shift);
-          const std::size_t bound = (20 * d + 22) * S;
-          BOOST_TEST_CONTEXT("d " << d << ", sum(m) " << S << ", K " << K << ", shift " << shift) {
-            BOOST_TEST(n <= K + S - 1);
-            if (n > 0) BOOST_TEST(params(d, S, K, shift, n) <= bound);
-            if (n < K + S - 1) BOOST_TEST(params(d, S, K, shift, n + 1) > bound);
+        for (std::size_t R : {std::size_t{1}, (S + 1) / 2, S})
+          for (const bool shift : {false, true}) {
+            const std::size_t n = plateau_hats_within_bound(d, S, K, shift, R);
+            const std::size_t bound = (20 * d + 22) * S;
+            BOOST_TEST_CONTEXT("d " << d << ", sum(m) " << S << ", K " << K << ", runs " << R << ", shift " << shift) {
+              BOOST_TEST(n <= K + S - 1);
+              if (n > 0) BOOST_TEST(params(d, S, K, shift, R, n) <= bound);
+              if (n < K + S - 1) BOOST_TEST(params(d, S, K, shift, R, n + 1) > bound);
+              if (R > 1) BOOST_TEST(plateau_hats_within_bound(d, S, K, shift, R - 1) >= n);
+            }
+            (n == K + S - 1 ? capped : limited) += 1;
           }
-          (n == K + S - 1 ? capped : limited) += 1;
-        }
   BOOST_TEST(capped > 0u);
   BOOST_TEST(limited > 0u);
 }

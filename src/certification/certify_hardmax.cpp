@@ -4,6 +4,7 @@
 #include "seqi/replay/float_replays.hpp"
 #include "seqi/float_statement/float_reference.hpp"
 #include "seqi/certification/statement_check.hpp"
+#include "seqi/construction/grouped_places.hpp"
 
 namespace seqi {
 namespace {
@@ -61,7 +62,8 @@ RunReport certify_construction_hardmax(const Dataset& data, const Construction& 
   const auto predicted = predicted_construction_params(cert.counts.d, cert.counts.sum_m,
                                                        built.record.separation.shift_used,
                                                        built.record.separation.lifts,
-                                                       built.record.interpolation.runs.size());
+                                                       built.record.interpolation.runs.size(),
+                                                       runs_of_grouped_places(data));
   cert.add({"parameters = (6d+7)(sum(m) + K) + (2d+1) plateaus + (8d+8) runs + 4d + 1 + 2d[shift]", "lem:fewer-blocks-count",
             cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
 

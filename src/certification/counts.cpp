@@ -33,8 +33,8 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
 }
 
 std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts,
-                                          std::size_t runs) {
-  const std::size_t plateaus = plateau_hats_within_bound(d, sum_m, lifts, shift_used);  // lem:plateau-hat
+                                          std::size_t runs, std::size_t planned_runs) {
+  const std::size_t plateaus = plateau_hats_within_bound(d, sum_m, lifts, shift_used, planned_runs);  // lem:plateau-hat
   return (6 * d + 7) * (sum_m + lifts) + (2 * d + 1) * plateaus + (8 * d + 8) * runs + 4 * d + 1 +
          (shift_used ? 2 * d : 0);
 }

@@ -60,6 +60,27 @@ GroupedPlaces ungrouped_places(const Dataset& data, const Rational& h) {
 
 }  // namespace
 
+namespace {
+
+std::size_t distinct_groups(const std::vector<std::size_t>& groups) {
+  return groups.empty() ? 0 : *std::max_element(groups.begin(), groups.end()) + 1;
+}
+
+// lem:grouped-places' case (2): not every m_j = 1 (H5) and at most 2 repeated targets. One flat
+// hat per cluster then costs sum(m) - D <= 2 more blocks than one per target, within the bound
+// K + sum(m) + D + 2, and the ungrouped circles are better conditioned.
+bool ungrouped_case(const Dataset& data, const std::vector<std::size_t>& groups) {
+  const std::size_t S = groups.size();
+  return S != data.pairs.size() && S - distinct_groups(groups) <= 2;
+}
+
+}  // namespace
+
+std::size_t runs_of_grouped_places(const Dataset& data) {
+  const auto groups = target_groups(data);
+  return ungrouped_case(data, groups) ? groups.size() : distinct_groups(groups);
+}
+
 GroupedPlaces grouped_places(const Dataset& data) {
   GroupedPlaces out;
   const auto groups = target_groups(data);
@@ -72,10 +93,7 @@ GroupedPlaces grouped_places(const Dataset& data) {
   });
   const auto slot = two_circle_leaders ? spread_slots(data, groups) : slots_by_target(data);
   const Rational h = dyadic_floor_at_most_one(Rational(9, static_cast<long>(std::max<std::size_t>(N, 9))));
-  // One flat hat per cluster costs sum(m) - D more blocks than one per target: at most 2 are
-  // within the bound K + sum(m) + D + 2, and the ungrouped circles are better conditioned.
-  const std::size_t D = S == 0 ? 0 : *std::max_element(groups.begin(), groups.end()) + 1;
-  if (!classification && S - D <= 2) return ungrouped_places(data, h);
+  if (ungrouped_case(data, groups)) return ungrouped_places(data, h);
   const Rational rho = 7, t0(5, 16), span(3, 16);
   auto t_of = [&](std::size_t s) { return t0 + span * Rational(static_cast<long>(s), static_cast<long>(S - 1)); };
   auto f = [](const Rational& t) { return (t * t + 8 * t - 1) / (t * t + 1); };  // gamma(t) + 4 sigma(t)

@@ -40,11 +40,12 @@ FeedForward<Rational> plateau_hat_layer(const Point& r, const Rational& t_q, con
   return one_direction_layer(r, {t_q - delta, t_q - p, t_q + p, t_q + delta}, {s, Point(-s), Point(-s), s});
 }
 
-std::size_t plateau_hats_within_bound(std::size_t d, std::size_t sum_m, std::size_t lifts, bool shift_used) {
+std::size_t plateau_hats_within_bound(std::size_t d, std::size_t sum_m, std::size_t lifts, bool shift_used,
+                                      std::size_t runs) {
   if (sum_m == 0) return 0;
-  // lem:fewer-blocks-count with runs = sum(m): (6d+7)(sum(m) + K) + (8d+8) sum(m) + 4d + 1 + 2d[shift].
-  const Integer D(d), S(sum_m), K(lifts);
-  const Integer used = (6 * D + 7) * (S + K) + (8 * D + 8) * S + 4 * D + 1 + (shift_used ? Integer(2 * D) : Integer(0));
+  // lem:fewer-blocks-count: (6d+7)(sum(m) + K) + (8d+8) runs + 4d + 1 + 2d[shift].
+  const Integer D(d), S(sum_m), K(lifts), R(runs);
+  const Integer used = (6 * D + 7) * (S + K) + (8 * D + 8) * R + 4 * D + 1 + (shift_used ? Integer(2 * D) : Integer(0));
   const Integer bound = (20 * D + 22) * S;
   if (used >= bound) return 0;
   const Integer fit = (bound - used) / (2 * D + 1);

@@ -9,6 +9,7 @@
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/flat_norm.hpp"
 #include "seqi/construction/flat_scale.hpp"
+#include "seqi/construction/grouped_places.hpp"
 #include "seqi/construction/hats.hpp"
 #include "seqi/numbers/dyadic.hpp"
 
@@ -240,7 +241,8 @@ std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Const
   const auto& rec = out.record.separation;
   const std::size_t sum_m = data.sum_m(), lifts = sep.lifts.size();
   const std::size_t plateaus =
-      plateau_hats_within_bound(static_cast<std::size_t>(data.dimension), sum_m, lifts, rec.shift_used);
+      plateau_hats_within_bound(static_cast<std::size_t>(data.dimension), sum_m, lifts, rec.shift_used,
+                                runs_of_grouped_places(data));
   const std::size_t on_lifts = std::min(plateaus, lifts);
   for (std::size_t k = 0; k < on_lifts; ++k) out.model.blocks[k].ff = move_layer(sep.lifts[k], true);
   out.record.choices.push_back({"hats with a plateau of half-width delta/16 (lem:plateau-hat, within lem:counts' "

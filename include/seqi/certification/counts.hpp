@@ -39,9 +39,10 @@ Counts count_model(const Transformer<Rational>& model, std::size_t N, std::size_
 
 // The structured parameter count lem:fewer-blocks-count predicts for our construction with
 // `runs` interpolation blocks: (6d+7) (sum(m) + K) + (2d+1) plateaus + (8d+8) runs + 4d + 1 +
-// 2d [shift used], plateaus = plateau_hats_within_bound (lem:plateau-hat).
+// 2d [shift used], plateaus = plateau_hats_within_bound for the runs the places allow,
+// `planned_runs` = runs_of_grouped_places (lem:plateau-hat).
 std::size_t predicted_construction_params(std::size_t d, std::size_t sum_m, bool shift_used, std::size_t lifts,
-                                          std::size_t runs);
+                                          std::size_t runs, std::size_t planned_runs);
 // The same for the mean-collapse construction (lem:mean-collapse): one flat-hat block per run,
 // the first one's attention the collapse (0, 0, v a^T), and the offset block (identity attention,
 // one constant unit) when there is one.

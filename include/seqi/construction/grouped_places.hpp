@@ -34,4 +34,10 @@ std::vector<std::size_t> slots_by_target(const Dataset& data);
 // leaders take t_s, leader 1 takes R_j = 7 f(t_s), f(t) = (t^2 + 8t - 1) / (t^2 + 1) = a . (gamma, sigma).
 GroupedPlaces grouped_places(const Dataset& data);
 
+// The interpolation runs these places give at most (lem:fewer-blocks-count): D, the number of
+// distinct targets, when they are grouped (every m_j = 1, or more than 2 repeated targets: then
+// the runs are the classes of equal targets exactly, which the certificate checks); otherwise
+// sum(m), one run per cluster at most.
+std::size_t runs_of_grouped_places(const Dataset& data);
+
 }  // namespace seqi

@@ -29,10 +29,11 @@ inline FeedForward<Rational> move_layer(const HatMove& m, bool plateau) {
 }
 
 // How many hats may carry a plateau (2d + 1 parameters more than a hat each) while the leader
-// construction keeps within lem:counts' (20d + 22) sum(m) parameters for any number of runs (at
-// most sum(m)): at most K + sum(m) - 1, the K lift hats and the placement hats after the shrink
-// layer. They are given in block order: lifts first.
-std::size_t plateau_hats_within_bound(std::size_t d, std::size_t sum_m, std::size_t lifts, bool shift_used);
+// construction keeps within lem:counts' (20d + 22) sum(m) parameters with at most `runs`
+// interpolation runs (runs_of_grouped_places): at most K + sum(m) - 1, the K lift hats and the
+// placement hats after the shrink layer. They are given in block order: lifts first.
+std::size_t plateau_hats_within_bound(std::size_t d, std::size_t sum_m, std::size_t lifts, bool shift_used,
+                                      std::size_t runs);
 
 // The first placement layer: x -> eps*x + C*e1 + D*h(r.x) (hat plus a constant unit). Width 4.
 FeedForward<Rational> shrink_hat_layer(const Point& r, const Rational& t_q, const Rational& delta,
