@@ -58,6 +58,14 @@ Point random_point(seqi::Rng& rng, Eigen::Index d, int mix) {
   return x;
 }
 
+// n random points of one random dimension 2..6 (the dimension drawn first).
+std::vector<Point> random_points(seqi::Rng& rng, int n, int mix) {
+  const auto d = static_cast<Eigen::Index>(2 + rng.next() % 5);
+  std::vector<Point> xs;
+  for (int t = 0; t < n; ++t) xs.push_back(random_point(rng, d, mix));
+  return xs;
+}
+
 // The compact form's condition, from its definition: equal dimensions, and the lcm L of the
 // reduced denominators and every numerator scaled to L within +-(2^63 - 1).
 bool fits_compact(const std::vector<Point>& xs) {
@@ -264,9 +272,8 @@ BOOST_AUTO_TEST_CASE(integer_dot_and_norm_are_exact_or_decline) {
   std::size_t read = 0, declined = 0;
   for (int trial = 0; trial < 200; ++trial) {
     const int mix = trial % 3;
-    const auto d = static_cast<Eigen::Index>(2 + rng.next() % 5);
-    std::vector<Point> xs;
-    for (int t = 0; t < 6; ++t) xs.push_back(random_point(rng, d, mix));
+    const std::vector<Point> xs = random_points(rng, 6, mix);
+    const Eigen::Index d = xs.front().size();
     const TokenSequence s(xs);
     std::vector<std::int64_t> r(static_cast<std::size_t>(d));
     const bool huge_r = trial % 4 == 3;  // products near 2^126: some sums overflow
@@ -289,6 +296,32 @@ BOOST_AUTO_TEST_CASE(integer_dot_and_norm_are_exact_or_decline) {
   }
   BOOST_TEST(read > 200u);
   BOOST_TEST(declined > 100u);
+}
+
+// The mean on the int64 numerators equals the sum of the decoded tokens over n, or declines
+// (fallback form, empty sequence) and leaves its argument unchanged.
+BOOST_AUTO_TEST_CASE(mean_is_exact_or_declines) {
+  const std::uint64_t seed = seqi::testing::base_seed("compact_dataset") + 11;
+  seqi::Rng rng(seed);
+  std::size_t read = 0, declined = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 1 + static_cast<int>(rng.next() % 9);
+    const std::vector<Point> xs = random_points(rng, n, trial % 3);
+    const Eigen::Index d = xs.front().size();
+    const TokenSequence s(xs);
+    Point sum = Point::Zero(d);
+    for (const auto& x : xs) sum += x;
+    const Point expected = sum / Rational(n);
+    Point out = Point::Constant(1, Rational(-7));
+    const bool got = s.mean(out);
+    BOOST_TEST((got ? out == expected : out == Point::Constant(1, Rational(-7))), "seed " << seed << " trial " << trial);
+    BOOST_TEST(got == s.compact(), "seed " << seed << " trial " << trial);
+    (got ? read : declined) += 1;
+  }
+  Point out;
+  BOOST_TEST(!TokenSequence().mean(out));
+  BOOST_TEST(read > 50u);
+  BOOST_TEST(declined > 20u);
 }
 
 // The placement's view of the tokens after Phase S (x_i = y_i + s_j v): readings, norms and

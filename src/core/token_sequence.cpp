@@ -69,6 +69,21 @@ bool TokenSequence::norm_sq(std::size_t i, Rational& out) const {
   return true;
 }
 
+bool TokenSequence::mean(Point& out) const {
+  if (fallback_ || n_ == 0) return false;
+  // |numerator| < 2^63 and n_ < 2^63: every partial sum and den_ * n_ stay below 2^126.
+  std::vector<__int128> acc(static_cast<std::size_t>(d_), 0);
+  num_.with_data([&](const auto* n) {
+    for (std::size_t i = 0; i < n_; ++i)
+      for (std::size_t c = 0; c < acc.size(); ++c) acc[c] += n[i * acc.size() + c];
+    return true;
+  });
+  out.resize(d_);
+  for (Eigen::Index c = 0; c < d_; ++c)
+    set_ratio(acc[static_cast<std::size_t>(c)], static_cast<__int128>(den_) * static_cast<__int128>(n_), out[c]);
+  return true;
+}
+
 TokenSequence::TokenSequence(std::initializer_list<Point> points) {
   for (const auto& x : points) push_back(x);
 }

@@ -71,6 +71,9 @@ class TokenSequence {
   bool integer_dot(std::size_t i, const std::vector<std::int64_t>& r, Rational& out) const;
   // |token i|^2 exactly; false (out unchanged) as for integer_dot.
   bool norm_sq(std::size_t i, Rational& out) const;
+  // The mean of the tokens exactly, summed on the int64 numerators; false (out unchanged) when
+  // the sequence is empty or not compact: then sum the decoded tokens instead.
+  bool mean(Point& out) const;
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, n_}; }
 
