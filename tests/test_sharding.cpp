@@ -213,4 +213,42 @@ BOOST_AUTO_TEST_CASE(shard_map_fails_every_part_at_the_smallest_failing_index) {
   BOOST_TEST(mapped_values(11, nullptr, 2, 5) == "input error: index 5 fails");
 }
 
+// between() runs on every part before the values are exchanged, and the values are then those of
+// one part alone; what it throws reaches every part, as a failure of that part's last index would.
+BOOST_AUTO_TEST_CASE(between_runs_after_the_own_block_and_its_failure_fails_every_part) {
+  for (std::size_t count : {1, 2, 3}) {
+    const auto seen = on_parts(count, [&](const Sharding& s) {
+      std::vector<Rational> values;
+      std::string at_between;
+      values = shard_map<Rational>(
+          7, Execution{nullptr, 1, &s}, [](std::size_t j) { return value_of(j); },
+          [](ByteWriter& w, const Rational& q) { w.put(q); }, [](ByteReader& r) { return r.rational(); },
+          [&] {
+            const auto [first, last] = owned_range(7, s.parts(), s.part());
+            at_between = std::to_string(last - first) + " own";
+          });
+      return at_between + ", then " + values_text(values);
+    });
+    for (std::size_t p = 0; p < count; ++p) {
+      const auto [first, last] = owned_range(7, count, p);
+      BOOST_TEST(seen[p] == std::to_string(last - first) + " own, then " + mapped_values(7, nullptr, 1),
+                 "part " << p << " of " << count);
+    }
+  }
+  const auto failed = on_parts(3, [](const Sharding& s) -> std::string {
+    try {
+      shard_map<Rational>(
+          7, Execution{nullptr, 1, &s}, [](std::size_t j) { return value_of(j); },
+          [](ByteWriter& w, const Rational& q) { w.put(q); }, [](ByteReader& r) { return r.rational(); },
+          [&] {
+            if (s.part() == 1) throw InputError("part 1 fails between");
+          });
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "no exception";
+  });
+  for (const auto& r : failed) BOOST_TEST(r == "part 1 fails between");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

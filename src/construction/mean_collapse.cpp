@@ -135,7 +135,8 @@ Construction built_by_owner(std::vector<std::optional<Construction>>& trials, st
 
 }  // namespace
 
-std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec) {
+std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec,
+                                            const std::function<void()>& between) {
   const unsigned threads = exec.threads;
   for (const auto& pair : data.pairs)
     if (pair.output.size() != 1) return std::nullopt;
@@ -192,7 +193,7 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
           return {Rational(0), e.what()};
         }
       },
-      put_trial_norm, get_trial_norm);
+      put_trial_norm, get_trial_norm, between);
   std::vector<TrialNorm> trial_norms(candidates.size());
   for (std::size_t k = 0; k < slot.size(); ++k) trial_norms[slot[k]] = computed[k];
   // A candidate that cannot be built is passed over; with none built, the first one's error.

@@ -229,12 +229,15 @@ constexpr std::size_t kPlacementChunk = 256;
 // The hats s = 1 .. plateaus after it carry a plateau (lem:plateau-hat). With `budget`, stops
 // after the first chunk of hats whose exact ||theta||^2 (summed from the first hat) reaches
 // *budget and returns that sum, appending no block; otherwise appends every hat, nullopt.
+}  // namespace
+
 std::optional<Rational> add_placement_hats(const ShiftedTokens& c, const SelfAttention<Rational>& first_sa,
-                                           const Point& C_e1, const std::vector<Point>& places,
-                                           const std::vector<Rational>& delta, std::size_t plateaus,
-                                           const Execution& exec, const std::optional<Rational>& budget,
-                                           Construction& out) {
+                                           const PlacementPlan& plan, std::size_t plateaus, const Execution& exec,
+                                           const std::optional<Rational>& budget, Construction& out) {
   const auto& rec = out.record.placement;
+  const Point& C_e1 = plan.C_e1;
+  const std::vector<Point>& places = plan.places;
+  const std::vector<Rational>& delta = plan.delta;
   std::vector<std::size_t> leader_tokens;
   for (const auto& l : rec.leaders) leader_tokens.insert(leader_tokens.end(), l.begin(), l.end());
   std::vector<Point> leader_x;
@@ -281,30 +284,24 @@ std::optional<Rational> add_placement_hats(const ShiftedTokens& c, const SelfAtt
   return std::nullopt;
 }
 
-}  // namespace
-
-std::optional<Rational> build_placement(const Dataset& data, const ShiftedTokens& c,
-                                        const SelfAttention<Rational>& first_sa, Rng& rng, Construction& out,
-                                        std::size_t plateaus, const Execution& exec,
-                                        const std::optional<Rational>& budget) {
-  const unsigned threads = exec.threads;
+PlacementPlan plan_placement(const Dataset& data, const ShiftedTokens& c, Rng& rng, Construction& out,
+                             unsigned threads) {
   auto& rec = out.record.placement;
   rec.C = 4;
   rec.r0 = 1;
   rec.eps = shrink_factor(c.max_norm_sq(threads), rec.r0);
-  const Point C_e1 = on_plane(data.dimension, rec.C, 0);
+  PlacementPlan plan{on_plane(data.dimension, rec.C, 0), {}, {}};
   // Places grouped by target (lem:grouped-places), in a bounded range (lem:bounded-places).
   const std::vector<std::size_t> m = record_grouped_places(data, c, out);
-  std::vector<Point> places;
-  for (const auto& p : rec.placed) places.insert(places.end(), p.begin(), p.end());
-  std::vector<Rational> delta(places.size());
-  choose_reading_and_leaders(c, rng, m, C_e1, threads, places, delta, out);
+  for (const auto& p : rec.placed) plan.places.insert(plan.places.end(), p.begin(), p.end());
+  plan.delta.resize(plan.places.size());
+  choose_reading_and_leaders(c, rng, m, plan.C_e1, threads, plan.places, plan.delta, out);
   if (rec.split) {  // the places as moved (lem:gap-places), in the order they were listed
-    auto p = places.begin();
+    auto p = plan.places.begin();
     for (auto& placed : rec.placed)
       for (auto& q : placed) q = *p++;
   }
-  return add_placement_hats(c, first_sa, C_e1, places, delta, plateaus, exec, budget, out);
+  return plan;
 }
 
 }  // namespace seqi

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -137,21 +138,34 @@ struct Separation {
 // shift, which the placement reads through ShiftedTokens; the placement is the last phase that
 // reads token positions.
 Separation build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1);
-// plateaus: how many placement hats after the shrink layer carry a plateau (lem:plateau-hat).
-// With `budget` the hats' exact ||theta||^2 is summed as they are built (in chunks of a fixed
-// size): once it reaches *budget the placement stops, appends no hat and returns that sum (a
-// lower bound on the phase's norm). Otherwise every hat is appended and nullopt returned.
-std::optional<Rational> build_placement(const Dataset& data, const ShiftedTokens& tokens,
-                                        const SelfAttention<Rational>& first_sa, Rng& rng, Construction& out,
-                                        std::size_t plateaus, const Execution& exec,
-                                        const std::optional<Rational>& budget = std::nullopt);
+// Phase P in two steps. The plan: the shrink (out.record.placement's eps, C, r0), the places
+// (lem:grouped-places), the reading and the leaders (out.record.placement) and each leader's hat
+// half-width; no block yet.
+struct PlacementPlan {
+  Point C_e1;
+  std::vector<Point> places;
+  std::vector<Rational> delta;
+};
+PlacementPlan plan_placement(const Dataset& data, const ShiftedTokens& tokens, Rng& rng, Construction& out,
+                             unsigned threads);
+// The plan's hats. plateaus: how many placement hats after the shrink layer carry a plateau
+// (lem:plateau-hat). With `budget` the hats' exact ||theta||^2 is summed as they are built (in
+// chunks of a fixed size): once it reaches *budget the placement stops, appends no hat and
+// returns that sum (a lower bound on the phase's norm). Otherwise every hat is appended and
+// nullopt returned.
+std::optional<Rational> add_placement_hats(const ShiftedTokens& tokens, const SelfAttention<Rational>& first_sa,
+                                           const PlacementPlan& plan, std::size_t plateaus, const Execution& exec,
+                                           const std::optional<Rational>& budget, Construction& out);
 void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Construction& out);
 
 // lem:mean-collapse: where every m_j = 1 and the sequences' means are pairwise distinct, the whole
 // construction is the collapse x -> (a . mu_j) v (attention with A = 0) and the flat hats of
 // phase I; returns its exact ||theta||^2, or nullopt (out unchanged but for a logged reason)
-// where it does not apply. Collective with exec.sharding.
-std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec);
+// where it does not apply. Collective with exec.sharding. between: when given, called once by every
+// process after building its share of the candidate directions and before they are compared (as
+// in shard_map), and only when there are candidates.
+std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec,
+                                            const std::function<void()>& between = {});
 
 // Phase I from the record's collapse values z (and a): the flat-hat reading, df, runs and order,
 // and one block per run; the first block's attention is the collapse (0, alpha I, v a^T).

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -79,20 +80,28 @@ inline void rethrow_thrown(ByteReader& r) {
 }  // namespace sharding_detail
 
 // Like for_each_index(n, exec.threads, f), across the parts of exec.sharding when there is one:
-// this part calls f(j) for its owned block only, then put(writer, j) writes each owned slot and
-// get(reader, j) reads every other part's slots. If some f(j) throws, every part throws the
-// exception of the smallest such j (as for_each_index does), so no part waits for another.
+// this part calls f(j) for its owned block only, then between() (when given: other work of this
+// part, done before the exchange so that it overlaps the other parts' blocks), then put(writer,
+// j) writes each owned slot and get(reader, j) reads every other part's slots. If some f(j)
+// throws, every part throws the exception of the smallest such j (as for_each_index does; one
+// from between() counts as its part's last index), so no part waits for another.
 // Exceptions cross as their kind (BitLimitExceeded, InputError; ResourceError for bad_alloc,
 // length_error, system_error and ResourceError, so every part exits 3; else
 // std::runtime_error) and message.
 template <class F, class Put, class Get>
-void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& put, Get&& get) {
+void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& put, Get&& get,
+                           const std::function<void()>& between = {}) {
   const Sharding* sh = exec.sharding;
-  if (!sh || sh->parts() <= 1) return for_each_index(n, exec.threads, f);
+  if (!sh || sh->parts() <= 1) {
+    for_each_index(n, exec.threads, f);
+    if (between) between();
+    return;
+  }
   const auto [first, last] = owned_range(n, sh->parts(), sh->part());
   std::exception_ptr thrown;
   try {
     for_each_index(last - first, exec.threads, [&, first = first](std::size_t k) { f(first + k); });
+    if (between) between();
   } catch (...) {
     thrown = std::current_exception();
   }
@@ -115,12 +124,14 @@ void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& pu
 // computes its owned block (as for_each_index_shared, exceptions included), writes each owned
 // value with put(writer, value) and reads every other part's with get(reader), which returns it.
 // T: default-constructible and movable.
+// between: as for for_each_index_shared.
 template <class T, class Compute, class Put, class Get>
-std::vector<T> shard_map(std::size_t n, const Execution& exec, Compute&& compute, Put&& put, Get&& get) {
+std::vector<T> shard_map(std::size_t n, const Execution& exec, Compute&& compute, Put&& put, Get&& get,
+                         const std::function<void()>& between = {}) {
   std::vector<T> values(n);
   for_each_index_shared(
       n, exec, [&](std::size_t j) { values[j] = compute(j); }, [&](ByteWriter& w, std::size_t j) { put(w, values[j]); },
-      [&](ByteReader& r, std::size_t j) { values[j] = get(r); });
+      [&](ByteReader& r, std::size_t j) { values[j] = get(r); }, between);
   return values;
 }
 
