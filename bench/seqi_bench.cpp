@@ -23,6 +23,7 @@
 
 #include "regression_gate.hpp"
 #include "seqi/certification/run_report.hpp"
+#include "seqi/construction/construction_bytes.hpp"
 #include "seqi/replay/float_replay.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/model_json.hpp"
@@ -180,7 +181,27 @@ void replay_row(const std::string& path) {
   }
 }
 
+// CPU seconds of writing a built construction as bytes and reading it back (what verify-mpi
+// sends from the process that built the kept construction to the others), and the byte count.
+void bytes_row(const std::string& path) {
+  const Dataset data = read_dataset_file(path);
+  const auto built = build_interpolating_transformer(data, 1, 1, {true, false});
+  double t0 = cpu_seconds();
+  const std::string bytes = construction_to_bytes(built);
+  const double write_s = cpu_seconds() - t0;
+  t0 = cpu_seconds();
+  const Construction back = construction_from_bytes(bytes);
+  const double read_s = cpu_seconds() - t0;
+  std::cout << path << ": " << built.model.blocks.size() << " blocks, " << bytes.size() << " bytes, write CPU s "
+            << fmt(write_s) << ", read CPU s " << fmt(read_s)
+            << (construction_to_bytes(back) == bytes ? "" : " (READ BACK DIFFERS)") << std::endl;
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]) == "--bytes") {
+    for (int i = 2; i < argc; ++i) bytes_row(argv[i]);
+    return 0;
+  }
   if (argc >= 3 && std::string(argv[1]) == "--replay") {
     for (int i = 2; i < argc; ++i) replay_row(argv[i]);
     return 0;

@@ -56,13 +56,24 @@ BOOST_AUTO_TEST_CASE(values_read_back_equal_to_the_values_written) {
 }
 
 BOOST_AUTO_TEST_CASE(truncated_or_wrong_bytes_are_refused) {
-  ByteWriter w;
-  w.put(Rational(-22, 7));
-  const std::string bytes = w.bytes();
-  for (std::size_t n = 0; n < bytes.size(); ++n) {
-    ByteReader r(std::string_view(bytes).substr(0, n));
-    BOOST_CHECK_THROW(r.rational(), ByteCodecError);
+  // Every form of integer: 1, 4 and 8 bytes, and beyond int64.
+  for (const Rational& q : {Rational(-22, 7), Rational(-100000, 3), Rational(Integer(1) << 40, 3),
+                            Rational(-(Integer(1) << 100), (Integer(1) << 90) + 1)}) {
+    ByteWriter w;
+    w.put(q);
+    const std::string bytes = w.bytes();
+    BOOST_TEST(ByteReader(bytes).rational() == q);
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      ByteReader r(std::string_view(bytes).substr(0, n));
+      BOOST_CHECK_THROW(r.rational(), ByteCodecError);
+    }
+    std::string wrong = bytes;
+    wrong[0] = 9;  // no such form
+    BOOST_CHECK_THROW(ByteReader(wrong).rational(), ByteCodecError);
   }
+  ByteWriter unreduced;  // 6/4 as two integers reads back as 3/2
+  unreduced.put(Integer(6)), unreduced.put(Integer(4));
+  BOOST_TEST(ByteReader(unreduced.bytes()).rational() == Rational(3, 2));
   ByteWriter two;
   two.put(std::uint64_t{2});
   ByteReader r(two.bytes());

@@ -177,6 +177,30 @@ BOOST_AUTO_TEST_CASE(tampered_mean_collapse_records_are_refused) {
   }
 }
 
+// The collapse-value check reads int64 tokens (integer_dot) and GMP tokens (decoded) alike: a
+// record off by 2^-60 in either kind of sequence is refused.
+BOOST_AUTO_TEST_CASE(collapse_values_are_checked_on_int64_and_gmp_tokens) {
+  Dataset data = random_dataset(classification_spec(8, 3), testing::base_seed("test_mean_collapse") + 101);
+  TokenSequence big;  // sequence 1 beyond int64: its tokens fall back to GMP Points
+  for (Point x : data.pairs[0].input) {
+    x[0] += Rational(Integer(1) << 70);
+    big.push_back(x);
+  }
+  data.pairs[0].input = big;
+  BOOST_REQUIRE(!data.pairs[0].input.compact());
+  BOOST_REQUIRE(data.pairs[1].input.compact());
+  const Construction built = build_interpolating_transformer(data, 3, 1, {true, false});
+  BOOST_REQUIRE(built.record.mean_collapse);
+  Certificate ok;
+  BOOST_TEST(add_mean_collapse_checks(ok, data, built));
+  for (std::size_t j : {0u, 1u}) {
+    Construction moved = built;
+    moved.record.interpolation.z[j] += pow2(-60);
+    Certificate cert;
+    BOOST_TEST(!add_mean_collapse_checks(cert, data, moved), "sequence " << j + 1);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(balanced_units_are_within_the_rescaling_bound) {
   std::mt19937_64 g(testing::base_seed("test_mean_collapse") + 200);
   std::uniform_int_distribution<int> e(-40, 40);

@@ -33,10 +33,18 @@ std::string collapse_value_mismatch(const Dataset& data, const InterpolationReco
   if (rec.z.size() != data.pairs.size())
     return "the record has " + std::to_string(rec.z.size()) + " collapse values for " +
            std::to_string(data.pairs.size()) + " sequences";
+  // sum_i num . x_i = den sum_i a . x_i, token by token (integer_dot on the dataset's int64
+  // numerators, else the decoded token).
+  const auto a = integer_numerators(rec.a);
+  const Rational den = a ? Rational(a->second) : Rational(1);
   for (std::size_t j = 0; j < data.pairs.size(); ++j) {
-    Rational sum = 0;
-    for (const Point x : data.pairs[j].input) sum += dot(rec.a, x);
-    if (sum / Rational(static_cast<long>(data.pairs[j].input.size())) != rec.z[j])
+    const TokenSequence& in = data.pairs[j].input;
+    Rational sum = 0, term;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (!(a && in.integer_dot(i, a->first, term))) term = dot(rec.a, in[i]) * den;
+      sum += term;
+    }
+    if (sum / (den * static_cast<long>(in.size())) != rec.z[j])
       return "sequence " + std::to_string(j + 1) + ": z is not a . mu";
   }
   return {};

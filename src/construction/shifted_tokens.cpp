@@ -8,24 +8,7 @@
 #include "seqi/core/chunks.hpp"
 
 namespace seqi {
-namespace {
 
-// r = num / den with int64 numerators over one denominator den > 0 (the lcm of r's reduced
-// denominators); nullopt when a value leaves int64.
-std::optional<std::pair<std::vector<std::int64_t>, Integer>> integer_numerators(const Point& r) {
-  Integer den = 1;
-  for (Eigen::Index c = 0; c < r.size(); ++c) den = boost::multiprecision::lcm(den, Integer(denominator(r[c])));
-  const Integer top = std::numeric_limits<std::int64_t>::max();
-  std::vector<std::int64_t> num;
-  for (Eigen::Index c = 0; c < r.size(); ++c) {
-    const Integer n = numerator(r[c]) * (den / denominator(r[c]));
-    if (abs(n) > top) return std::nullopt;
-    num.push_back(n.convert_to<std::int64_t>());
-  }
-  return std::pair{std::move(num), std::move(den)};
-}
-
-}  // namespace
 
 ShiftedTokens::ShiftedTokens(const Dataset& data, const TokenState& y, bool lifted, Point v, std::vector<Rational> s)
     : data_(data), y_(y), lifted_(lifted), v_(std::move(v)), s_(std::move(s)), owner_(y.owners()) {}

@@ -69,6 +69,19 @@ bool TokenSequence::norm_sq(std::size_t i, Rational& out) const {
   return true;
 }
 
+std::optional<std::pair<std::vector<std::int64_t>, Integer>> integer_numerators(const Point& r) {
+  Integer den = 1;
+  for (Eigen::Index c = 0; c < r.size(); ++c) den = boost::multiprecision::lcm(den, Integer(denominator(r[c])));
+  const Integer top = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::int64_t> num;
+  for (Eigen::Index c = 0; c < r.size(); ++c) {
+    const Integer n = numerator(r[c]) * (den / denominator(r[c]));
+    if (abs(n) > top) return std::nullopt;
+    num.push_back(n.convert_to<std::int64_t>());
+  }
+  return std::pair{std::move(num), std::move(den)};
+}
+
 bool TokenSequence::mean(Point& out) const {
   if (fallback_ || n_ == 0) return false;
   // |numerator| < 2^63 and n_ < 2^63: every partial sum and den_ * n_ stay below 2^126.

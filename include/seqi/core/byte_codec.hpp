@@ -1,6 +1,8 @@
 // Exact values as bytes, to pass between processes (verify-mpi): a writer appends, a reader
-// consumes in the same order. Rationals are written as GMP's binary export of numerator and
-// denominator, so a value read back equals the value written.
+// consumes in the same order. An integer is a form byte and either 1, 4 or 8 bytes of two's
+// complement or, beyond int64, a sign and GMP's binary export; a rational is its numerator and
+// denominator. A value read back equals the value written. Not a file format: both ends are the
+// same build.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -8,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include <gmp.h>
 
 #include "seqi/numbers/rational.hpp"
 
@@ -53,6 +57,7 @@ class ByteReader {
 
  private:
   std::string_view take(std::size_t n);
+  void read_mpz(mpz_ptr z);
   std::string_view bytes_;
   std::size_t at_ = 0;
 };

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "seqi/core/narrow_ints.hpp"
@@ -94,5 +96,9 @@ class TokenSequence {
 };
 
 int compare_tokens(const TokenSequence& a, std::size_t i, const TokenSequence& b, std::size_t j);
+
+// r = num / den with int64 numerators over one denominator den > 0 (the lcm of r's reduced
+// denominators), the form integer_dot reads; nullopt when a value leaves int64.
+std::optional<std::pair<std::vector<std::int64_t>, Integer>> integer_numerators(const Point& r);
 
 }  // namespace seqi
