@@ -136,6 +136,25 @@ BOOST_AUTO_TEST_CASE(every_part_builds_what_one_part_alone_builds) {
   BOOST_TEST(mean_collapses > 0u);  // the candidates built on distinct parts, the lightest sent to the others
 }
 
+// Every m_j = 1 and the means 1e-6 apart while the tokens are far apart: the leaders are lighter
+// than the mean collapse. Under sharding process 0 builds them alone and sends their bytes.
+BOOST_AUTO_TEST_CASE(leaders_kept_beside_the_mean_collapse_reach_every_part) {
+  const Dataset data = parse_dataset_json(R"({"name": "near means", "dimension": 2, "pairs": [
+    {"input": [["0","0"],["2","0"]], "output": [["1","1"]]},
+    {"input": [["1","5"],["1","-4999999/1000000"]], "output": [["-1","1"]]},
+    {"input": [["5","5"],["7","1"]], "output": [["1","-1"]]}]})", "near-means.json");
+  const Construction built = build_interpolating_transformer(data, 1);
+  BOOST_TEST(!built.record.mean_collapse);
+  BOOST_TEST(built.record.choices.back().what.starts_with("construction by least ||theta||^2: leaders"));
+  const std::string alone = construction_to_bytes(built);
+  for (std::size_t count : {2, 3}) {
+    const auto results = on_parts(count, [&](const Sharding& s) {
+      return construction_to_bytes(build_interpolating_transformer(data, 1, Execution{nullptr, 1, &s}));
+    });
+    for (std::size_t p = 0; p < count; ++p) BOOST_TEST((results[p] == alone), "part " << p << " of " << count);
+  }
+}
+
 // Out of memory on one part is a resource failure on every part (exit 3), not an internal error.
 BOOST_AUTO_TEST_CASE(out_of_memory_on_one_part_is_a_resource_failure_on_every_part) {
   const auto results = thrown_on_parts(2, 8, 1, [](std::size_t j) -> std::uint64_t {
