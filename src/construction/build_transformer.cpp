@@ -39,8 +39,6 @@ LeaderOutcome get_outcome(ByteReader& r) {
   return o;
 }
 
-bool sharded(const Execution& exec) { return exec.sharding && exec.sharding->parts() > 1; }
-
 // The leaders planned beside the mean collapse: under MPI by process 0 alone, after its share of
 // the mean collapse's candidate directions and while the other processes finish theirs (the
 // drawn direction, often the slowest, has the last process to itself); on one process after the

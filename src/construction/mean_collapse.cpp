@@ -116,7 +116,7 @@ TrialNorm get_trial_norm(ByteReader& r) {
 std::vector<std::size_t> computation_order(std::size_t candidates, const Execution& exec) {
   std::vector<std::size_t> slot(candidates);
   for (std::size_t k = 0; k < candidates; ++k) slot[k] = k;
-  if (exec.sharding && exec.sharding->parts() > 1) std::rotate(slot.begin(), slot.begin() + 1, slot.end());
+  if (sharded(exec)) std::rotate(slot.begin(), slot.begin() + 1, slot.end());
   return slot;
 }
 
@@ -124,7 +124,7 @@ std::vector<std::size_t> computation_order(std::size_t candidates, const Executi
 // that built it, which sends its bytes to the others (collective with exec.sharding).
 Construction built_by_owner(std::vector<std::optional<Construction>>& trials, std::size_t chosen,
                             const Execution& exec) {
-  if (!exec.sharding || exec.sharding->parts() <= 1) return std::move(*trials[chosen]);
+  if (!sharded(exec)) return std::move(*trials[chosen]);
   const auto bytes = shard_map<std::string>(
       trials.size(), exec,
       [&](std::size_t i) { return i == chosen ? construction_to_bytes(*trials[i]) : std::string(); },

@@ -1,7 +1,6 @@
 #include "seqi/construction/shifted_tokens.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <utility>
 

@@ -38,6 +38,9 @@ inline std::pair<std::size_t, std::size_t> owned_range(std::size_t n, std::size_
   return chunk_range(n, parts, p);
 }
 
+// Whether exec splits work among two or more parts.
+inline bool sharded(const Execution& exec) { return exec.sharding && exec.sharding->parts() > 1; }
+
 namespace sharding_detail {
 
 enum class Thrown : std::uint64_t { none = 0, bit_limit = 1, input = 2, other = 3, resources = 4 };
@@ -92,7 +95,7 @@ template <class F, class Put, class Get>
 void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& put, Get&& get,
                            const std::function<void()>& between = {}) {
   const Sharding* sh = exec.sharding;
-  if (!sh || sh->parts() <= 1) {
+  if (!sharded(exec)) {
     for_each_index(n, exec.threads, f);
     if (between) between();
     return;
