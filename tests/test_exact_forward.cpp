@@ -258,6 +258,40 @@ BOOST_AUTO_TEST_CASE(exact_forward_whole_model_matches_forward_dense_per_sequenc
   BOOST_TEST(pass.stats().index_rebuilds <= 2u);  // reused across same-direction layers
 }
 
+BOOST_AUTO_TEST_CASE(one_token_per_sequence_only_where_the_tokens_are_one_point) {
+  // A mean shift (A = 0, V = v a^T, rho = 0) makes every token of a sequence one point; one token
+  // per sequence then carries the feed-forward layers after it to the dense result of every token.
+  const Point r = pt({1, 0}), v = pt({1, 1});
+  const SelfAttention<Rational> mean_shift{0, StructuredMatrix<Rational>(),
+                                           StructuredMatrix<Rational>::rank_one(v, pt({1, 2}))};
+  Transformer<Rational> model{2, {}};
+  model.blocks.push_back({mean_shift, flat_hat_layer(r, v, 2, q(1, 4), pt({7, 7})), Phase::user});
+  model.blocks.push_back({SelfAttention<Rational>::identity(), hat_layer(r, 9, q(1, 2), pt({-1, 5})), Phase::user});
+  const std::vector<TokenList<Rational>> inputs{{pt({1, 0}), pt({2, 0}), pt({0, 1})}, {pt({q(5, 4), 2})}, {pt({0, 0}), pt({2, 1})}};
+  TokenState s;
+  for (const auto& X : inputs) {
+    s.tokens.insert(s.tokens.end(), X.begin(), X.end());
+    s.begin.push_back(s.tokens.size());
+  }
+  ExactForward pass(s);
+  BOOST_TEST(!pass.keep_one_token_per_sequence());  // the inputs differ within sequences 1 and 3
+  BOOST_TEST(pass.state().tokens.size() == 6u);
+  BOOST_TEST(!pass.one_token_per_sequence());
+  pass.apply_attention(model.blocks[0].sa);
+  BOOST_TEST(pass.keep_one_token_per_sequence());
+  BOOST_TEST(pass.state().tokens.size() == 3u);
+  BOOST_TEST(pass.state().begin == (std::vector<std::size_t>{0, 1, 2, 3}));
+  pass.apply_feed_forward(model.blocks[0].ff);
+  pass.apply_block(model.blocks[1]);  // identity attention: allowed
+  for (std::size_t j = 0; j < inputs.size(); ++j) {
+    const auto want = forward_dense(model, inputs[j]);
+    for (std::size_t i = 0; i < want.size(); ++i)
+      BOOST_TEST_CONTEXT("sequence " << j + 1 << ", token " << i + 1) CHECK_POINT(pass.state().tokens[j], want[i]);
+  }
+  BOOST_CHECK_THROW(pass.apply_attention(mean_shift), std::logic_error);
+  BOOST_CHECK_THROW(pass.apply_attention_with_proven_argmax(mean_shift, {0, 1, 2}), std::logic_error);
+}
+
 BOOST_AUTO_TEST_CASE(exact_forward_matches_dense_on_built_constructions) {
   const auto seed = base_seed("built constructions");
   for (std::uint64_t k = 0; k < 8; ++k) {

@@ -5,6 +5,7 @@
 
 #include "seqi/certification/mean_collapse_checks.hpp"
 #include "seqi/construction/balance_units.hpp"
+#include "seqi/float_statement/float_run.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/numbers/dyadic.hpp"
 #include "seeded_oracles.hpp"
@@ -90,6 +91,46 @@ BOOST_AUTO_TEST_CASE(classification_data_take_the_mean_collapse_and_verify) {
     BOOST_TEST(soft.certificate.softmax->tau_unbounded);
     BOOST_TEST(!hard.certificate.lemma_p);  // no leader is selected: Lemma P is not used
   }
+}
+
+// The certification carries one token per sequence after the collapse's attention; the float
+// statements it makes (decisions, deltas, counts) equal those of the standalone bound, which
+// carries every token, and every outcome is stated for all n_j tokens.
+BOOST_AUTO_TEST_CASE(one_token_per_sequence_after_the_collapse_changes_no_statement) {
+  const std::uint64_t base = testing::base_seed("test_mean_collapse_one_token");
+  std::size_t checked = 0;
+  for (std::uint64_t i = 0; i < 6; ++i) {
+    const Dataset data = random_dataset(classification_spec(4 + i * 5, 2 + static_cast<int>(i % 3)), base + i);
+    const Construction built = build_interpolating_transformer(data, base + i, 1, {true, false});
+    if (!built.record.mean_collapse) continue;
+    ++checked;
+    const RunReport hard = certify_construction_hardmax(data, built, false);
+    const Certificate& cert = hard.certificate;
+    BOOST_TEST(cert.verified, "seed " << base + i);
+    const auto kept = std::find_if(cert.checks.begin(), cert.checks.end(),
+                                   [](const Check& c) { return c.name.find("carries one per sequence") != std::string::npos; });
+    BOOST_REQUIRE(kept != cert.checks.end());
+    BOOST_TEST(kept->passed);
+    BOOST_REQUIRE(cert.sequences.size() == data.pairs.size());
+    for (std::size_t j = 0; j < data.pairs.size(); ++j) {
+      BOOST_TEST(cert.sequences[j].n == data.pairs[j].input.size());
+      BOOST_TEST(cert.sequences[j].target_of.size() == data.pairs[j].input.size());
+    }
+    const auto every_token = bound_float_runs(built.model, data, Setting::hardmax, Rational(1), 64, 1,
+                                              {kBinary64, kBinary32});
+    BOOST_REQUIRE(hard.float_statement && hard.float32_statement);
+    for (const auto& [one, all] : {std::pair{*hard.float_statement, every_token[0]},
+                                   std::pair{*hard.float32_statement, every_token[1]}}) {
+      BOOST_TEST(one.certified == all.certified, "seed " << base + i << ", " << all.format);
+      BOOST_TEST(one.delta == all.delta);
+      BOOST_TEST(one.relative_delta == all.relative_delta);
+      BOOST_TEST(one.decisions == all.decisions);
+      BOOST_TEST(one.kinks == all.kinks);
+      BOOST_TEST(one.tokens_bounded == all.tokens_bounded);
+      BOOST_TEST(one.tokens_charged == all.tokens_charged);
+    }
+  }
+  BOOST_TEST(checked >= 3u);
 }
 
 // Where the leader construction is abandoned part way through its placement hats, the norm it

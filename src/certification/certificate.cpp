@@ -133,15 +133,21 @@ void follow_exactly(FloatRunBound& bound, std::size_t b, ExactForward& pass, con
 }
 
 void run_exact_blocks(RunReport& report, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to, const Execution& exec, FloatRunBound* bound) {
+                      std::size_t to, const Execution& exec, FloatRunBound* bound,
+                      const std::function<void(std::size_t)>& after_attention) {
   const auto& blocks = model.blocks;
   std::size_t hats = 0;
   std::optional<std::pair<std::size_t, Rational>> narrow;  // first hat of S or P without the margin
   for (std::size_t b = from; b < to; ++b) {
-    if (bound)
-      follow_exactly(*bound, b, pass, blocks[b]);
-    else
-      pass.apply_block(blocks[b]);
+    const std::function<void()> between = after_attention ? std::function<void()>([&] { after_attention(b); })
+                                                          : std::function<void()>();
+    if (bound) {
+      follow_exactly(*bound, b, pass, blocks[b], nullptr, between);
+    } else {
+      pass.apply_attention(blocks[b].sa);
+      if (between) between();
+      pass.apply_feed_forward(blocks[b].ff);
+    }
     if (const auto& w = pass.last_relative_window()) note_relative_window(report.measurements, phase_name(blocks[b].phase), *w);
     const auto& m = pass.last_centre_margin();
     if (m && (blocks[b].phase == Phase::separation || blocks[b].phase == Phase::placement)) {

@@ -57,6 +57,13 @@ std::optional<std::size_t> first_scored_attention(const Transformer<Rational>& m
   return std::nullopt;
 }
 
+// Whether every attention layer after block 1's is the identity.
+bool identity_after_first(const Transformer<Rational>& model) {
+  for (std::size_t b = 1; b < model.blocks.size(); ++b)
+    if (!model.blocks[b].sa.is_identity()) return false;
+  return true;
+}
+
 // lem:tau-star with no constraint: every tau > 0 (tau: opt's, else 1).
 SoftmaxFacts unbounded_temperature(Certificate& cert, const Construction& built, const SoftmaxOptions& opt) {
   SoftmaxFacts facts;
@@ -68,6 +75,15 @@ SoftmaxFacts unbounded_temperature(Certificate& cert, const Construction& built,
   cert.add({"tau* unbounded: every attention layer has A = 0, exact at every tau > 0", "lem:tau-star", true, true,
             "no sequence constrains tau: every tau > 0"});
   return facts;
+}
+
+// The outcomes of a pass that kept one token per sequence, stated for every token of X_j.
+void state_for_every_token(std::vector<SequenceOutcome>& outcomes, const Dataset& data) {
+  for (std::size_t j = 0; j < outcomes.size(); ++j) {
+    SequenceOutcome& o = outcomes[j];
+    o.n = data.pairs[j].input.size();
+    if (o.matches && !o.target_of.empty()) o.target_of.assign(o.n, o.target_of.front());
+  }
 }
 
 }  // namespace
@@ -116,10 +132,20 @@ RunReport certify_mean_collapse(const Dataset& data, const Construction& built, 
                       statement_formats(exec));
   record_phase_end(cert, pass.state(), "input", exec.threads);
   progress_phase(exec.progress, "certifying: exact forward pass (blocks)", built.model.blocks.size());
-  run_exact_blocks(report, pass, built.model, 0, built.model.blocks.size(), exec, &bound);
+  // After block 1's attention every token of X_j is (a . mu_j) v (lem:mean-shift), and every later
+  // attention layer is the identity: one token per sequence carries the rest of the pass.
+  bool kept = false;
+  run_exact_blocks(report, pass, built.model, 0, built.model.blocks.size(), exec, &bound, [&](std::size_t b) {
+    if (b != 0 || !identity_after_first(built.model)) return;
+    kept = pass.keep_one_token_per_sequence();
+    if (kept) bound.keep_one_token_per_sequence();
+  });
+  cert.add({"after block 1's attention the tokens of each X_j are one point: the pass carries one per sequence",
+            "lem:mean-collapse", kept, false, kept ? "all sequences" : "not so: every token carried"});
   cert.stats = pass.stats();
   const std::vector<FloatRunFacts> float_run = bound.finish();
   add_interpolation_check(cert, data, outputs_of(pass.release_state()), exec);
+  if (kept) state_for_every_token(cert.sequences, data);
   cert.softmax = facts;
 
   progress_phase(exec.progress, "certifying: float64 and float32 replays", 0);

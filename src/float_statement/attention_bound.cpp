@@ -4,6 +4,7 @@
 // layer bounded sequence by sequence, a hardmax argmax shown by enclosures or exact score gaps.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "float_statement/propagation.hpp"
 #include "seqi/core/chunks.hpp"
@@ -17,6 +18,7 @@ namespace seqi::float_run_detail {
 // kept, lem:float-reading).
 std::optional<std::string> Propagation::attention(const SelfAttention<Rational>& sa, Setting kind, double tau_inv,
                                                   const std::optional<Point>& next_direction) {
+  if (!weight_.empty()) throw std::logic_error("Propagation::attention after keep_one_token_per_sequence()");
   if (auto f = structured_range(sa.A, "A", fmt_)) return f;
   if (auto f = structured_range(sa.V, "V", fmt_)) return f;
   if (auto f = out_of_range(sa.rho, "rho", fmt_)) return f;

@@ -44,7 +44,7 @@ std::optional<std::string> Propagation::feed_forward(const FeedForward<Rational>
   }
   const std::vector<std::size_t>& tokens = plan ? plan->band : all;
   auto failure = for_each_token(ff, prep.one, f.w, tokens, one_token);
-  facts_.tokens_bounded += tokens.size();
+  facts_.tokens_bounded += weight_of(tokens);
   if (L.reading)
     direction_ = L.reading->r;
   else
@@ -187,7 +187,7 @@ std::optional<std::string> Propagation::unit_signs(const FFLayer& L, std::size_t
                "pre-activation lies in [" + approx_decimal(plo, 3) + ", " + approx_decimal(phi, 3) +
                "], the float error bound is " + approx_decimal(bound, 3);
     }
-    sign == 0 ? ++t.kinks : ++t.decisions;
+    (sign == 0 ? t.kinks : t.decisions) += weight(i);
     t.live[k] = sign >= 0;
     t.active[k] = sign > 0;
     t.act[k] = sign > 0 ? std::fabs(pm) + pr : 0;  // >= relu(p*_k)

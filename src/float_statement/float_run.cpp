@@ -21,7 +21,37 @@ namespace float_run_detail {
 
 std::string Propagation::where(std::size_t i) const {
   const auto j = static_cast<std::size_t>(std::upper_bound(begin_.begin(), begin_.end(), i) - begin_.begin()) - 1;
-  return "sequence " + std::to_string(j + 1) + ", token " + std::to_string(i - begin_[j] + 1);
+  return "sequence " + std::to_string(j + 1) +
+         (weight_.empty() ? ", token " + std::to_string(i - begin_[j] + 1) : std::string(", every token"));
+}
+
+std::size_t Propagation::weight_of(const std::vector<std::size_t>& tokens) const {
+  if (weight_.empty()) return tokens.size();
+  std::size_t sum = 0;
+  for (std::size_t i : tokens) sum += weight_[i];
+  return sum;
+}
+
+void Propagation::keep_one_token_per_sequence() {
+  if (pending_) throw std::logic_error("keep_one_token_per_sequence: sparse charges pending");
+  const std::size_t n = begin_.size() - 1;
+  if (ref_.size() != n) throw std::logic_error("keep_one_token_per_sequence: the exact run has not kept one token each");
+  std::vector<std::size_t> weight(n), begin(n + 1), stamp(n);
+  std::vector<double> e(n), rho(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    begin[j + 1] = j + 1;
+    for (std::size_t i = begin_[j]; i < begin_[j + 1]; ++i) {
+      weight[j] += this->weight(i);
+      e[j] = std::max(e[j], e_[i]);
+      rho[j] = std::max(rho[j], rho_[i]);
+      stamp[j] = std::max(stamp[j], stamp_[i]);
+    }
+  }
+  weight_ = std::move(weight), begin_ = std::move(begin), stamp_ = std::move(stamp), e_ = std::move(e), rho_ = std::move(rho);
+  mid_.assign(n * d_, 0), rad_.assign(n, 0), t_lo_.assign(n, 0), t_hi_.assign(n, 0);
+  argmax_.clear();
+  order_ = EnclosureOrder();
+  readings_current_ = false;
 }
 
 // Inputs rounded to nearest double: e_i = u max_c |x_ic| (lem:float-run, step 0).
@@ -161,6 +191,10 @@ void FloatRunBound::set_tau(const Rational& tau) {
 FloatRunBound::~FloatRunBound() = default;
 
 bool FloatRunBound::stopped() const { return s_->all_stopped(); }
+
+void FloatRunBound::keep_one_token_per_sequence() {
+  s_->for_live([](FormatRun& r) { r.run.keep_one_token_per_sequence(); });
+}
 
 // The attention layer of block b bounded in every live format (each stops on its own failure);
 // then the exact run advanced once, with a proven argmax when a live format has shown one.

@@ -49,7 +49,7 @@ class Propagation {
               const FloatFormat& fmt, std::size_t slot)
       : ref_(ref), begin_(std::move(begin)), d_(d), fmt_(fmt), slot_(slot), threads_(threads), mid_(ref.size() * d),
         rad_(ref.size()), e_(ref.size()), rho_(ref.size()), stamp_(ref.size()), t_lo_(ref.size()), t_hi_(ref.size()),
-        right_(layers), left_(layers) {}
+        represented_(ref.size()), right_(layers), left_(layers) {}
 
   // Softmax: the temperature, before the first attention layer with A != 0.
   void set_tau(const Rational& tau) { tau_ = tau; }
@@ -64,6 +64,16 @@ class Propagation {
   std::optional<std::string> start();
   void refresh(std::size_t i) { ref_.box(i, &mid_[i * d_], rad_[i]); }
   void release();
+  // After an attention layer that left every token of each sequence equal in the exact run, once
+  // the run keeps one token per sequence (ExactForward::keep_one_token_per_sequence), before the
+  // refresh: one token per sequence with the largest e and rho of its tokens, which bounds every
+  // one of them through the feed-forward layers after (they map each token alone); it counts for
+  // all of them. Precondition: no sparse layer's charges pending. Afterwards attention() throws.
+  void keep_one_token_per_sequence();
+  // How many tokens of the run token i stands for, and the same summed over tokens.
+  std::size_t weight(std::size_t i) const { return weight_.empty() ? 1 : weight_[i]; }
+  std::size_t weight_of(const std::vector<std::size_t>& tokens) const;
+  std::size_t total_weight() const { return represented_; }
   void refresh_all();
   double exact_inf(std::size_t i) const;
   double float_inf(std::size_t i) const { return exact_inf(i) + e_[i]; }
@@ -232,6 +242,8 @@ class Propagation {
   // charges of the sparse layers since then on its side (right_: key hi_L < t; left_: -lo_L < -t).
   std::vector<std::size_t> stamp_;
   std::vector<double> t_lo_, t_hi_;   // enclosure of token i's reading along direction_ (readings_current_)
+  std::vector<std::size_t> weight_;   // tokens of the run each token stands for (empty: one each)
+  std::size_t represented_;           // tokens of the run (the sum of the weights)
   EnclosureOrder order_;              // the tokens by t_lo_ (while readings_current_)
   bool readings_current_ = false, pending_ = false;
   std::size_t charges_from_ = 0;      // every token's stamp is at least this (its last full settlement)

@@ -296,8 +296,9 @@ double Propagation::candidate_reach(double reach, const OwnMargin& own, double l
 // After the band of a sparse layer is bounded: the others' charges recorded, the maxima grown.
 void Propagation::close_sparse_layer(const SparsePlan& plan, std::size_t layer, std::size_t w) {
   const std::size_t lazy = e_.size() - plan.band.size();
-  facts_.decisions += lazy * w;  // every unit of every other token: sign shown by the margin
-  facts_.tokens_charged += lazy;
+  const std::size_t lazy_weight = total_weight() - weight_of(plan.band);
+  facts_.decisions += lazy_weight * w;  // every unit of every other token: sign shown by the margin
+  facts_.tokens_charged += lazy_weight;
   double e_max = 0, rho_max = 0;
   if (lazy > 0) {
     e_max = e_max_;

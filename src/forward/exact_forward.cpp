@@ -33,7 +33,34 @@ void get_sequence(ByteReader& r, std::vector<Point>& tokens, const std::vector<s
 
 }  // namespace
 
+void ExactForward::expect_tokens_kept(const SelfAttention<Rational>& sa) const {
+  if (one_per_sequence_ && !sa.is_identity())
+    throw std::logic_error("ExactForward: an attention layer after keep_one_token_per_sequence()");
+}
+
+bool ExactForward::keep_one_token_per_sequence() {
+  const std::size_t n = state_.sequences();
+  std::vector<char> equal(n, 1);
+  for_each_index(n, threads_, [&](std::size_t j) {
+    for (std::size_t i = state_.begin[j] + 1; i < state_.begin[j + 1] && equal[j]; ++i)
+      equal[j] = equal_points(state_.tokens[i], state_.tokens[state_.begin[j]]);
+  });
+  if (std::find(equal.begin(), equal.end(), 0) != equal.end()) return false;
+  TokenState kept;
+  kept.tokens.reserve(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (state_.begin[j] == state_.begin[j + 1]) throw std::logic_error("keep_one_token_per_sequence: an empty sequence");
+    kept.tokens.push_back(std::move(state_.tokens[state_.begin[j]]));
+    kept.begin.push_back(j + 1);
+  }
+  state_ = std::move(kept);
+  index_.invalidate();
+  one_per_sequence_ = true;
+  return true;
+}
+
 void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
+  expect_tokens_kept(sa);
   if (sa.is_identity()) {
     ++stats_.attention_layers_skipped;
     return;
@@ -56,6 +83,7 @@ void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
 
 void ExactForward::apply_attention_with_proven_argmax(const SelfAttention<Rational>& sa,
                                                       const std::vector<std::size_t>& attends) {
+  expect_tokens_kept(sa);
   // V x_att once per attended token (many tokens attend to the same leader), all computed from
   // the old state before any token of the sequence is overwritten in place: no second copy of
   // the token state. A token attends within its own sequence, so sequence j touches only its
@@ -148,8 +176,8 @@ void ExactForward::check_bits(const Point& x, std::size_t i) const {
   check_bit_growth(x, [&] {
     const auto j = static_cast<std::size_t>(std::upper_bound(state_.begin.begin(), state_.begin.end(), i) -
                                             state_.begin.begin()) - 1;
-    return "block " + std::to_string(blocks_done_ + 1) + ", sequence " + std::to_string(j + 1) + ", token " +
-           std::to_string(i - state_.begin[j] + 1);
+    return "block " + std::to_string(blocks_done_ + 1) + ", sequence " + std::to_string(j + 1) +
+           (one_per_sequence_ ? std::string(", every token") : ", token " + std::to_string(i - state_.begin[j] + 1));
   });
 }
 

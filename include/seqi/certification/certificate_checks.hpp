@@ -43,9 +43,11 @@ void follow_exactly(FloatRunBound& bound, std::size_t b, ExactForward& pass, con
 // Applies blocks [from, to) exactly, recording each phase end in the certificate and each
 // layer's relative window in the measurements; counts blocks on exec.progress.
 // bound (optional): the float64 bound following this pass (lem:float-run), taken through the
-// same blocks; the pass never uses its results.
+// same blocks; the pass never uses its results. after_attention (optional): called with b
+// between block b's two layers.
 void run_exact_blocks(RunReport& report, ExactForward& pass, const Transformer<Rational>& model, std::size_t from,
-                      std::size_t to, const Execution& exec = {}, FloatRunBound* bound = nullptr);
+                      std::size_t to, const Execution& exec = {}, FloatRunBound* bound = nullptr,
+                      const std::function<void(std::size_t)>& after_attention = {});
 
 std::vector<std::vector<Point>> outputs_of(const TokenState& s);
 // The same, moving the tokens out of s (no second copy of the token state).

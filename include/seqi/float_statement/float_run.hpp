@@ -55,6 +55,10 @@ class FloatRunBound {
   // Once every format's bound has failed it only advances. Returns the first failure of the callbacks.
   std::optional<std::string> block(std::size_t b, const AdvanceAttention& attention,
                                    const AdvanceFeedForward& feed_forward);
+  // From block()'s attention callback, once the exact run keeps one token per sequence
+  // (ExactForward::keep_one_token_per_sequence): each format keeps one token per sequence too,
+  // with the largest errors of its tokens, and counts it for all of them.
+  void keep_one_token_per_sequence();
   // Whether every format's bound has failed (block() then only advances the exact run).
   bool stopped() const;
   // The facts per format (in the constructor's order), once: after the last block (or once

@@ -49,6 +49,13 @@ class ExactForward {
   // index is made current for r; the state is unchanged).
   std::vector<std::size_t> tokens_reading_in(const Point& r, const Rational& lo, const Rational& hi);
 
+  // When every token of each sequence equals its sequence's first (checked exactly), keeps only
+  // that first token and returns true; otherwise changes nothing and returns false. A kept token
+  // stands for all of its sequence's: afterwards only feed-forward layers and identity attention
+  // may be applied (std::logic_error otherwise), which map equal tokens alike (lem:mean-collapse).
+  bool keep_one_token_per_sequence();
+  bool one_token_per_sequence() const { return one_per_sequence_; }
+
   const TokenState& state() const { return state_; }
   // Moves the token state out (the pass is spent: apply nothing after it).
   TokenState release_state() {
@@ -68,12 +75,16 @@ class ExactForward {
  private:
   // Makes the reading index current for r (collective with sharding_ when it is not).
   void index_along(const Point& r);
+  // Refuses (std::logic_error) an attention layer other than the identity once one token stands
+  // for its sequence.
+  void expect_tokens_kept(const SelfAttention<Rational>& sa) const;
   // Throws BitLimitExceeded when x (the new value of token i) exceeds the bit limit.
   void check_bits(const Point& x, std::size_t i) const;
 
   TokenState state_;
   ForwardStats stats_;
   ReadingIndex index_;  // readings of all tokens along the last sparse layer's direction
+  bool one_per_sequence_ = false;  // keep_one_token_per_sequence() succeeded
   std::size_t blocks_done_ = 0;  // feed-forward layers applied (each block ends with one)
   std::optional<Rational> last_relative_window_, last_centre_margin_;
   unsigned threads_ = 1;
