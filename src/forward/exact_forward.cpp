@@ -46,11 +46,13 @@ bool ExactForward::keep_one_token_per_sequence() {
       equal[j] = equal_points(state_.tokens[i], state_.tokens[state_.begin[j]]);
   });
   if (std::find(equal.begin(), equal.end(), 0) != equal.end()) return false;
+  // Copies, then the whole old state freed at once: freeing every other token in place would leave
+  // the allocator's regions partly used (with retain:false, one mapping per hole).
   TokenState kept;
   kept.tokens.reserve(n);
   for (std::size_t j = 0; j < n; ++j) {
     if (state_.begin[j] == state_.begin[j + 1]) throw std::logic_error("keep_one_token_per_sequence: an empty sequence");
-    kept.tokens.push_back(std::move(state_.tokens[state_.begin[j]]));
+    kept.tokens.push_back(state_.tokens[state_.begin[j]]);
     kept.begin.push_back(j + 1);
   }
   state_ = std::move(kept);
