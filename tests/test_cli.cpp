@@ -94,7 +94,11 @@ void expect_hardmax_summary(const json& j, const Shape& s) {
   BOOST_TEST(blocks == phases);
   // One flat hat per distinct target (lem:fewer-blocks-count): K + sum(m) + D, or at most 2 more.
   BOOST_TEST(count_field(j, "distinct_targets") == s.distinct_targets);
-  if (j.at("blocks_bound_construction_formula") == "N + offset_block") {  // lem:mean-collapse
+  if (j.at("blocks_bound_construction_formula") == "ceil((N + 1) / 4)") {  // lem:hinge-interpolation
+    BOOST_TEST(s.sum_m == s.N);
+    BOOST_TEST(count_field(j, "blocks_bound_construction") == (s.N + 4) / 4);
+    BOOST_TEST(j["blocks_by_phase"].size() == 1u);
+  } else if (j.at("blocks_bound_construction_formula") == "N + offset_block") {  // lem:mean-collapse
     BOOST_TEST(s.sum_m == s.N);
     const std::size_t bound = count_field(j, "blocks_bound_construction");
     BOOST_TEST((bound == s.N || bound == s.N + 1));

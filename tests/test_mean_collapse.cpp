@@ -5,6 +5,7 @@
 
 #include "seqi/certification/mean_collapse_checks.hpp"
 #include "seqi/construction/balance_units.hpp"
+#include "seqi/construction/hinge_interpolation.hpp"
 #include "seqi/io/random_dataset.hpp"
 #include "seqi/numbers/dyadic.hpp"
 #include "float_run_support.hpp"
@@ -76,8 +77,14 @@ BOOST_AUTO_TEST_CASE(classification_data_take_the_mean_collapse_and_verify) {
                std::min(built.model.stored_norm_sq(), leaders.model.stored_norm_sq()));
     BOOST_TEST(lighter.record.choices.back().what.find("construction by least ||theta||^2") == 0u);
     const auto& rec = built.record.interpolation;
-    BOOST_TEST(built.model.blocks.size() == rec.runs.size() + (rec.has_offset() ? 1 : 0));
-    BOOST_TEST(rec.runs.size() <= N);
+    if (rec.by_hinges) {  // lem:hinge-interpolation: hinges + 2 units, four per block
+      BOOST_TEST(rec.runs.empty());
+      BOOST_TEST(rec.hinges + 1 <= N);
+      BOOST_TEST(built.model.blocks.size() == (rec.hinges + (N > 1 ? 2 : 1) + 3) / 4);
+    } else {
+      BOOST_TEST(built.model.blocks.size() == rec.runs.size() + (rec.has_offset() ? 1 : 0));
+      BOOST_TEST(rec.runs.size() <= N);
+    }
     for (std::size_t j = 0; j < N; ++j) {
       const auto out = oracle_forward(built.model, std::vector<Point>(data.pairs[j].input.begin(),
                                                                       data.pairs[j].input.end()));
@@ -261,6 +268,50 @@ BOOST_AUTO_TEST_CASE(balanced_units_are_within_the_rescaling_bound) {
       BOOST_TEST(at(ff, kink + Rational(x)) == at(before, kink + Rational(x)));
     }
   }
+}
+
+// lem:hinge-interpolation on data with N <= d (the planned directions apply): the exact reading
+// is constant on the targets, the hinges are kept where lighter than the flat hats (and then
+// certified, with fewer blocks than sequences), and an independent exact forward pass of the
+// built model (oracle_forward) sends every sequence onto its target.
+BOOST_AUTO_TEST_CASE(hinges_interpolate_small_classifications_in_fewer_blocks) {
+  const std::uint64_t base = testing::base_seed("test_mean_collapse_hinges");
+  std::size_t hinged = 0;
+  for (std::uint64_t i = 0; i < 8; ++i) {
+    const std::size_t N = 3 + i;
+    const int d = static_cast<int>(N) + 2;
+    Dataset data = random_dataset(classification_spec(N, d), base + i);
+    std::vector<Point> targets;
+    for (const auto& pair : data.pairs) targets.push_back(pair.output[0]);
+    const auto r = reading_constant_on_targets(targets);
+    BOOST_TEST_REQUIRE(r.has_value(), "seed " << base + i);
+    BOOST_TEST(!r->isZero());
+    for (const auto& y : targets) BOOST_TEST(dot(*r, y) == dot(*r, targets.front()), "seed " << base + i);
+    const Construction built = build_interpolating_transformer(data, base + i);
+    if (!built.record.mean_collapse || !built.record.interpolation.by_hinges) continue;
+    ++hinged;
+    const auto& rec = built.record.interpolation;
+    BOOST_TEST(built.model.blocks.size() == (rec.hinges + 2 + 3) / 4);
+    BOOST_TEST(built.model.blocks.size() < N);
+    BOOST_TEST(dot(rec.reading, rec.v) == 1);
+    BOOST_TEST(certify_construction_hardmax(data, built, false).certificate.verified, "seed " << base + i);
+    for (std::size_t j = 0; j < N; ++j) {
+      const auto out = oracle_forward(built.model, std::vector<Point>(data.pairs[j].input.begin(),
+                                                                      data.pairs[j].input.end()));
+      for (const auto& y : out) BOOST_TEST(equal_points(y, data.pairs[j].output[0]), "seed " << base + i << ", sequence " << j + 1);
+    }
+  }
+  std::cout << "hinge interpolation kept on " << hinged << " of 8 datasets\n";
+  BOOST_TEST(hinged >= 4u);
+}
+
+// Targets whose differences span the whole space admit no reading constant on them.
+BOOST_AUTO_TEST_CASE(no_constant_reading_when_the_targets_differences_span_the_space) {
+  BOOST_TEST(!reading_constant_on_targets({pt(0, 0), pt(1, 0), pt(0, 1)}).has_value());
+  const auto r = reading_constant_on_targets({pt(1, 2), pt(3, 6)});  // differences along (1, 2)
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST(dot(*r, pt(1, 2)) == 0);
+  BOOST_TEST(!r->isZero());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -91,7 +91,10 @@ void expect_hardmax_certificate(const Dataset& data, const Construction& built, 
   BOOST_TEST(c.blocks_bound_hardmax == 2 * sm + 2 * N + 1);
   BOOST_TEST(c.blocks <= 2 * sm + 2 * N + 1);
   // lem:fewer-blocks-count: K + sum(m) + D, or at most 2 more where grouping saves at most 2.
-  if (const auto& rec = built.record.interpolation; built.record.mean_collapse) {  // lem:mean-collapse
+  if (const auto& rec = built.record.interpolation; rec.by_hinges) {  // lem:hinge-interpolation
+    BOOST_TEST(c.blocks_bound_grouped == (N + 4) / 4);
+    BOOST_TEST(c.blocks == (rec.hinges + (N > 1 ? 2 : 1) + 3) / 4);
+  } else if (built.record.mean_collapse) {  // lem:mean-collapse
     BOOST_TEST(c.blocks_bound_grouped == N + (rec.has_offset() ? 1 : 0));
     BOOST_TEST(c.blocks == rec.runs.size() + (rec.has_offset() ? 1 : 0));
   } else {

@@ -6,6 +6,7 @@
 #include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/construction_checks.hpp"
 #include "seqi/certification/counts.hpp"
+#include "seqi/certification/hinge_checks.hpp"
 #include "seqi/certification/statement_check.hpp"
 #include "seqi/float_statement/float_reference.hpp"
 #include "seqi/replay/float_replays.hpp"
@@ -96,7 +97,10 @@ bool add_mean_collapse_checks(Certificate& cert, const Dataset& data, const Cons
   const std::string values = collapse_value_mismatch(data, built.record.interpolation);
   cert.add({"collapse values z_j = a . mu_j, mu_j the mean of X_j", "lem:mean-collapse", values.empty(), true,
             values.empty() ? std::to_string(data.pairs.size()) + " sequences" : values});
-  add_collapse_and_order_checks(cert, data, built);
+  if (built.record.interpolation.by_hinges)
+    add_hinge_structure_checks(cert, data, built);
+  else
+    add_collapse_and_order_checks(cert, data, built);
   return values.empty();
 }
 
@@ -110,11 +114,15 @@ RunReport certify_mean_collapse(const Dataset& data, const Construction& built, 
   report.measurements = weight_conditioning(built.model, built.record.collapse_block, exec);
   cert.counts = count_model(built.model, data.pairs.size(), data.sum_m(), report.measurements.norm_sq);
   add_shape_checks(cert, true);
-  add_block_count_checks(cert, data, built);
-  const auto predicted = predicted_mean_collapse_params(cert.counts.d, built.record.interpolation.runs.size(),
-                                                       built.record.interpolation.has_offset());
-  cert.add({"parameters = (8d+8) runs + 2d + (2d+5)[offset]", "lem:fewer-blocks-count", cert.counts.params == predicted, true,
-            count_detail(cert.counts.params, "=", predicted)});
+  if (built.record.interpolation.by_hinges) {
+    add_hinge_count_checks(cert, data, built);
+  } else {
+    add_block_count_checks(cert, data, built);
+    const auto predicted = predicted_mean_collapse_params(cert.counts.d, built.record.interpolation.runs.size(),
+                                                         built.record.interpolation.has_offset());
+    cert.add({"parameters = (8d+8) runs + 2d + (2d+5)[offset]", "lem:fewer-blocks-count",
+              cert.counts.params == predicted, true, count_detail(cert.counts.params, "=", predicted)});
+  }
   const auto scored = first_scored_attention(built.model);
   cert.add({"every attention layer has A = 0 (or is the identity): exact means in both settings", "lem:mean-shift",
             !scored, true, scored ? "block " + std::to_string(*scored + 1) + " is not" : "all"});

@@ -94,6 +94,7 @@ void put_record(ByteWriter& w, const ConstructionRecord& rec) {
   put_all(w, q.mirrored, [&](bool m) { w.put(m); });
   w.put(q.offset);
   put_all(w, q.run_df, [&](const Rational& x) { w.put(x); });
+  w.put(q.by_hinges), w.put(std::uint64_t(q.hinges));
   w.put(std::uint64_t(rec.collapse_block));
   w.put(rec.mean_collapse);
 }
@@ -129,6 +130,7 @@ ConstructionRecord get_record(ByteReader& r) {
   for (std::size_t u = 0; u < q.mirrored.size(); ++u) q.mirrored[u] = r.flag();
   q.offset = r.point();
   q.run_df = get_all<Rational>(r, rational);
+  q.by_hinges = r.flag(), q.hinges = r.size();
   rec.collapse_block = r.size();
   rec.mean_collapse = r.flag();
   return rec;

@@ -2,6 +2,7 @@
 // every token of X_j to V mu_j, the sequence's mean, exactly (all scores tie in hardmax; every
 // softmax weight is 1/n_j at every temperature). With V = v a^T every token reads z_j = a . mu_j,
 // and phase I's flat hats write the targets: no separation, no placement.
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/construction_bytes.hpp"
+#include "seqi/construction/hinge_interpolation.hpp"
 #include "seqi/core/point_groups.hpp"
 #include "seqi/core/sharding.hpp"
 #include "seqi/numbers/dyadic.hpp"
@@ -77,11 +79,40 @@ Point worthwhile_offset(const Dataset& data) {
   return 2 * moved < plain ? c : Point();
 }
 
+// Sequences ordered along the targets' principal direction (power iteration in doubles on their
+// covariance; a choice only): neighbouring collapse values then have near targets, so the hinges
+// of lem:hinge-interpolation turn little.
+std::vector<std::size_t> by_principal_direction(const Dataset& data) {
+  const std::size_t N = data.pairs.size();
+  const auto d = static_cast<Eigen::Index>(data.dimension);
+  Eigen::MatrixXd Y(static_cast<Eigen::Index>(N), d);
+  for (std::size_t j = 0; j < N; ++j)
+    for (Eigen::Index c = 0; c < d; ++c) Y(static_cast<Eigen::Index>(j), c) = data.pairs[j].output[0][c].convert_to<double>();
+  Y.rowwise() -= Y.colwise().mean();
+  Eigen::VectorXd w = Eigen::VectorXd::Ones(d);
+  for (int it = 0; it < 200; ++it) {
+    const Eigen::VectorXd next = Y.transpose() * (Y * w);
+    if (!(next.norm() > 0)) break;
+    w = next / next.norm();
+  }
+  const Eigen::VectorXd t = Y * w;
+  std::vector<std::size_t> order(N);
+  for (std::size_t j = 0; j < N; ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    return t[static_cast<Eigen::Index>(i)] < t[static_cast<Eigen::Index>(j)];
+  });
+  return order;
+}
+
+void set_collapse_values(const std::vector<Point>& means, InterpolationRecord& rec) {
+  rec.z.clear();
+  for (const auto& mu : means) rec.z.push_back(dot(rec.a, mu));
+}
+
 // The collapse values z_j = a . mu_j and phase I (a set).
 bool finish_mean_collapse(const Dataset& data, const std::vector<Point>& means, Rng& rng, Construction& out) {
   auto& rec = out.record.interpolation;
-  rec.z.clear();
-  for (const auto& mu : means) rec.z.push_back(dot(rec.a, mu));
+  set_collapse_values(means, rec);
   rec.offset = worthwhile_offset(data);
   if (rec.has_offset()) out.record.choices.push_back({"target offset (the targets' centroid, a dyadic): the flat hats "
                                                       "write y - offset, a last block adds it (lem:mean-collapse)",
@@ -89,6 +120,26 @@ bool finish_mean_collapse(const Dataset& data, const std::vector<Point>& means, 
   out.record.mean_collapse = true;
   build_flat_hats(data, rng, out, Rational(0), true);
   return true;
+}
+
+// lem:hinge-interpolation: `before` (the record up to a, no flat hat yet) with hinges, kept in
+// `built` when its exact ||theta||^2 is below `norm` (the flat hats'), which it then becomes.
+void lighter_by_hinges(const Dataset& data, const std::vector<Point>& means, Construction before,
+                       Construction& built, Rational& norm) {
+  set_collapse_values(means, before.record.interpolation);
+  before.record.mean_collapse = true;
+  if (!build_hinge_interpolation(data, before)) return;
+  const Rational hinged = exact_norm_sq(before.model);
+  const std::string compared = approx_decimal(hinged, 4) + " against flat hats " + approx_decimal(norm, 4);
+  if (!(hinged < norm)) {
+    built.record.choices.push_back({"flat hats kept: hinges (lem:hinge-interpolation) " + compared, 1, Integer(0)});
+    return;
+  }
+  before.record.choices.push_back({"interpolation by " + std::to_string(before.record.interpolation.hinges) +
+                                       " hinges (lem:hinge-interpolation): ||theta||^2 " + compared,
+                                   1, Integer(0)});
+  built = std::move(before);
+  norm = hinged;
 }
 
 // A candidate direction's exact ||theta||^2, or why it could not be built, to and from bytes.
@@ -173,6 +224,10 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
   std::vector<std::pair<std::string, Point>> candidates{{"drawn", rec.a}};
   if (auto planned = planned_direction(means, centroid, order, planned_gap()))
     candidates.emplace_back("planned (collapse values evenly spaced, equal targets adjacent)", std::move(*planned));
+  const bool try_hinges = data.pairs.size() <= kHingeSequenceLimit;
+  if (try_hinges)
+    if (auto along = planned_direction(means, centroid, by_principal_direction(data), planned_gap()))
+      candidates.emplace_back("planned along the targets' principal direction", std::move(*along));
   if (auto fitted = discriminant_direction(means, centroid, target_labels(data, order)))
     if (collapse_score(*fitted, means, reach)) candidates.emplace_back("discriminant", std::move(*fitted));
   // Each candidate from its own copy of the record and generator, so building them side by side
@@ -187,8 +242,11 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
           Rng trial_rng = rng;
           trials[k] = out;
           trials[k]->record.interpolation.a = candidates[i].second;
+          const Construction before = *trials[k];
           finish_mean_collapse(data, means, trial_rng, *trials[k]);
-          return {exact_norm_sq(trials[k]->model), std::nullopt};  // one thread each: candidates run side by side
+          Rational norm = exact_norm_sq(trials[k]->model);  // one thread each: candidates run side by side
+          if (try_hinges) lighter_by_hinges(data, means, before, *trials[k], norm);
+          return {norm, std::nullopt};
         } catch (const ConstructionError& e) {
           return {Rational(0), e.what()};
         }

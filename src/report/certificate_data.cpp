@@ -201,7 +201,7 @@ void define_counts(DataFile& f, const Certificate& cert) {
   f.flag("certHasGroupedBound", c.blocks_bound_grouped > 0);
   f.def("certDistinctTargets", num(c.distinct_targets));
   f.def("certBlocksGroupedBound", num(c.blocks_bound_grouped));
-  f.def("certBlocksGroupedFormula", c.mean_collapse ? "N+[\\text{offset}]" : "K+\\sum_j m_j+D+2");
+  f.def("certBlocksGroupedFormula", c.hinges ? "\\lceil(N+1)/4\\rceil" : c.mean_collapse ? "N+[\\text{offset}]" : "K+\\sum_j m_j+D+2");
   f.def("certBlocksGroupedRel", rel(c.blocks <= c.blocks_bound_grouped));
   f.def("certWidth", num(c.width));
   f.def("certWidthBound", num(kTheoremWidthBound));

@@ -62,7 +62,10 @@ std::string summary_text(const RunReport& report, const RunInfo& run) {
   const std::size_t bound = cert.setting == Setting::softmax ? c.blocks_bound_softmax : c.blocks_bound_hardmax;
   o << "blocks:    " << c.blocks << " (" << phases_text(c) << ") against the theorem's "
     << (cert.setting == Setting::softmax ? "2 sum(m) + 3N = " : "2 sum(m) + 2N + 1 = ") << bound << "\n";
-  if (c.blocks_bound_grouped && c.mean_collapse)
+  if (c.blocks_bound_grouped && c.hinges)
+    o << "           construction bound ceil((N + 1) / 4) = " << c.blocks_bound_grouped
+      << " (mean collapse with hinges, lem:hinge-interpolation: four units per block)\n";
+  else if (c.blocks_bound_grouped && c.mean_collapse)
     o << "           construction bound N + [offset] = " << c.blocks_bound_grouped
       << " (mean collapse, lem:mean-collapse: at most one run per sequence)\n";
   else if (c.blocks_bound_grouped)
@@ -138,7 +141,7 @@ nlohmann::json summary_json(const RunReport& report, const RunInfo& run) {
   if (c.blocks_bound_grouped) {
     j["distinct_targets"] = c.distinct_targets;
     j["blocks_bound_construction"] = c.blocks_bound_grouped;
-    j["blocks_bound_construction_formula"] = c.mean_collapse ? "N + offset_block" : "K + sum_m + distinct_targets + 2";
+    j["blocks_bound_construction_formula"] = c.hinges ? "ceil((N + 1) / 4)" : c.mean_collapse ? "N + offset_block" : "K + sum_m + distinct_targets + 2";
   }
   j["width"] = c.width;
   j["params"] = c.params;

@@ -22,6 +22,7 @@ struct Counts {
   std::size_t distinct_targets = 0;
   std::size_t blocks_bound_grouped = 0;
   bool mean_collapse = false;  // the bound is N instead (lem:mean-collapse: one run per sequence at most)
+  bool hinges = false;         // mean collapse by hinges: the bound is ceil((N + 1) / 4) (lem:hinge-interpolation)
   std::size_t width = 0;
   std::size_t max_rank_A = 0, max_rank_V = 0;  // rank of the low-rank parts
   std::size_t params = 0;        // stored scalars, structured A and V

@@ -71,6 +71,11 @@ struct InterpolationRecord {
   // as the targets' spread. Every cluster's written value is written_value(target).
   Point offset;
   bool has_offset() const { return offset.size() > 0 && !offset.isZero(); }
+  // Mean collapse only: false for flat hats; otherwise the tokens go to their targets by this many
+  // hinge units and the last layer's two (lem:hinge-interpolation), and runs, order, mirrored,
+  // run_df and offset are empty.
+  bool by_hinges = false;
+  std::size_t hinges = 0;
   Point written_value(const Point& target) const { return has_offset() ? Point(target - offset) : target; }
 };
 
