@@ -147,8 +147,8 @@ bool build_hinge_interpolation(const Dataset& data, Construction& out) {
   std::vector<std::pair<Rational, std::size_t>> sorted;
   for (std::size_t j = 0; j < rec.z.size(); ++j) sorted.emplace_back(rec.z[j], j);
   std::sort(sorted.begin(), sorted.end());
-  for (std::size_t k = 1; k < sorted.size(); ++k)
-    if (sorted[k].first == sorted[k - 1].first) return false;
+  const Rational gap = smallest_sorted_gap(sorted);
+  if (gap == 0) return false;
   // r scaled by 2^k: the hinges read z whatever k (r . v = 1); |r| trades the hinges' |(u, b)|
   // against |V|^2 = |a|^2 / |r|^2. The lightest estimate wins.
   const long unit_exponent = floor_log2(norm_sq(*r0)) / 2;
@@ -167,9 +167,8 @@ bool build_hinge_interpolation(const Dataset& data, Construction& out) {
   rec.v = r / norm_sq(r);
   const std::vector<Unit> units = hinge_units(sorted, targets, rec.reading, rec.v);
   std::vector<FeedForward<Rational>> layers = hinge_layers(units, r.size());
-  rec.gap = sorted.size() > 1 ? sorted[1].first - sorted[0].first : Rational(1);
-  for (std::size_t k = 1; k < sorted.size(); ++k) rec.gap = std::min(rec.gap, sorted[k].first - sorted[k - 1].first);
-  rec.df = dyadic_floor_at_most_one(rec.gap / 8);
+  rec.gap = gap;
+  rec.df = dyadic_floor_at_most_one(gap / 8);
   rec.runs.clear(), rec.order.clear(), rec.mirrored.clear(), rec.run_df.clear();
   rec.offset = Point();
   rec.by_hinges = true;

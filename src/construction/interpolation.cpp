@@ -143,6 +143,12 @@ std::vector<int> flat_reading_support(const std::vector<int>& flat, int d, int a
 
 }  // namespace
 
+Rational smallest_sorted_gap(const std::vector<std::pair<Rational, std::size_t>>& sorted) {
+  Rational gap = sorted.size() > 1 ? sorted[1].first - sorted[0].first : Rational(1);
+  for (std::size_t k = 2; k < sorted.size(); ++k) gap = std::min(gap, sorted[k].first - sorted[k - 1].first);
+  return gap;
+}
+
 void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rational& collapse_alpha,
                      bool per_run_windows) {
   auto& rec = out.record.interpolation;
@@ -154,8 +160,7 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
   std::vector<std::pair<Rational, std::size_t>> sorted;
   for (std::size_t k = 0; k < K; ++k) sorted.emplace_back(rec.z[k], k);
   std::sort(sorted.begin(), sorted.end());
-  rec.gap = K > 1 ? sorted[1].first - sorted[0].first : Rational(1);
-  for (std::size_t k = 1; k < K; ++k) rec.gap = std::min(rec.gap, sorted[k].first - sorted[k - 1].first);
+  rec.gap = smallest_sorted_gap(sorted);
   rec.df = dyadic_floor_at_most_one(rec.gap / 8);
   if (K > 1 && rec.gap == 0) throw ConstructionError("collapse values z_jl are not pairwise distinct");
   rec.runs = maximal_target_runs(sorted, targets);

@@ -242,10 +242,11 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
           Rng trial_rng = rng;
           trials[k] = out;
           trials[k]->record.interpolation.a = candidates[i].second;
-          const Construction before = *trials[k];
+          std::optional<Construction> before;  // the record before the flat hats, for the hinges
+          if (try_hinges) before = *trials[k];
           finish_mean_collapse(data, means, trial_rng, *trials[k]);
           Rational norm = exact_norm_sq(trials[k]->model);  // one thread each: candidates run side by side
-          if (try_hinges) lighter_by_hinges(data, means, before, *trials[k], norm);
+          if (before) lighter_by_hinges(data, means, std::move(*before), *trials[k], norm);
           return {norm, std::nullopt};
         } catch (const ConstructionError& e) {
           return {Rational(0), e.what()};

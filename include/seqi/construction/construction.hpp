@@ -172,6 +172,10 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
 std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec,
                                             const std::function<void()>& between = {});
 
+// The smallest gap between consecutive values of `sorted` (increasing by value; 0 on a tie), or
+// 1 with fewer than two values: lem:collapse's g.
+Rational smallest_sorted_gap(const std::vector<std::pair<Rational, std::size_t>>& sorted);
+
 // Phase I from the record's collapse values z (and a): the flat-hat reading, df, runs and order,
 // and one block per run; the first block's attention is the collapse (0, alpha I, v a^T).
 // per_run_windows: each run gets its own half-width step (InterpolationRecord::run_df).
