@@ -270,4 +270,33 @@ BOOST_AUTO_TEST_CASE(between_runs_after_the_own_block_and_its_failure_fails_ever
   for (const auto& r : failed) BOOST_TEST(r == "part 1 fails between");
 }
 
+// With first_part = 1, part 0 owns no index and only runs between(); the others split the
+// indices; every part ends with the values of one part alone. With one part, it owns them all.
+BOOST_AUTO_TEST_CASE(first_part_keeps_part_zero_to_between) {
+  BOOST_TEST((owned_range_from(7, 1, 0, 1) == std::pair<std::size_t, std::size_t>{0, 7}));
+  BOOST_TEST((owned_range_from(7, 3, 0, 1) == std::pair<std::size_t, std::size_t>{0, 0}));
+  BOOST_TEST((owned_range_from(7, 3, 1, 1) == std::pair<std::size_t, std::size_t>{0, 4}));
+  BOOST_TEST((owned_range_from(7, 3, 2, 1) == std::pair<std::size_t, std::size_t>{4, 7}));
+  for (std::size_t count : {1, 2, 3}) {
+    const auto seen = on_parts(count, [&](const Sharding& s) {
+      std::size_t computed = 0;
+      bool between_ran = false;
+      const auto values = shard_map<Rational>(
+          7, Execution{nullptr, 1, &s},
+          [&](std::size_t j) {
+            ++computed;
+            return value_of(j);
+          },
+          [](ByteWriter& w, const Rational& q) { w.put(q); }, [](ByteReader& r) { return r.rational(); },
+          [&] { between_ran = true; }, 1);
+      return std::to_string(computed) + (between_ran ? " and between, then " : ", then ") + values_text(values);
+    });
+    for (std::size_t p = 0; p < count; ++p) {
+      const std::size_t own = count == 1 ? 7 : p == 0 ? 0 : count == 2 ? 7 : p == 1 ? 4 : 3;
+      BOOST_TEST(seen[p] == std::to_string(own) + " and between, then " + mapped_values(7, nullptr, 1),
+                 "part " << p << " of " << count);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -39,9 +39,9 @@ LeaderOutcome get_outcome(ByteReader& r) {
   return o;
 }
 
-// The leaders planned beside the mean collapse: under MPI by process 0 alone, after its share of
-// the mean collapse's candidate directions and while the other processes finish theirs (the
-// drawn direction, often the slowest, has the last process to itself); on one process after the
+// The leaders planned beside the mean collapse: under MPI by process 0 alone while the other
+// processes build the mean collapse's candidate directions (the drawn direction, often the
+// slowest, has the last process to itself where there are enough); on one process after the
 // mean collapse. A failure is kept for finish() to report on every process.
 class LeadersBeside {
  public:
@@ -112,7 +112,7 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   LeadersBeside leaders(data, out, exec);
   std::optional<Rational> mean_norm;
   try {
-    // Under MPI process 0 plans the leaders while the others finish their candidates; on one
+    // Under MPI process 0 plans the leaders while the others build the candidates; on one
     // process they are planned after the mean collapse, whose candidates are then released.
     const bool overlap = options.keep_lighter && sharded(exec);
     mean_norm = build_mean_collapse(data, mean, exec, overlap ? std::function<void()>([&] { leaders.plan(); })

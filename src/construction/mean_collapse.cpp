@@ -162,8 +162,9 @@ TrialNorm get_trial_norm(ByteReader& r) {
 // The order in which the candidates (the drawn direction first) are computed: in order on one
 // process, where threads take the next candidate as they finish; with several processes, each of
 // which computes a contiguous block, the drawn one last, so that it has the last process to
-// itself (its flat-hat reading often needs the most draws: all 70,000 Fashion-MNIST images, 36 s
-// against 17 s for the planned direction). The results do not depend on the order.
+// itself where there are enough (its flat-hat reading often needs the most draws: all 70,000
+// Fashion-MNIST images, 36 s against 17 s for the planned direction). The results do not depend
+// on the order.
 std::vector<std::size_t> computation_order(std::size_t candidates, const Execution& exec) {
   std::vector<std::size_t> slot(candidates);
   for (std::size_t k = 0; k < candidates; ++k) slot[k] = k;
@@ -172,15 +173,16 @@ std::vector<std::size_t> computation_order(std::size_t candidates, const Executi
 }
 
 // Trial `chosen` on every process: trials[chosen] (by computation slot) is set on the process
-// that built it, which sends its bytes to the others (collective with exec.sharding).
+// that built it, which sends its bytes to the others (collective with exec.sharding; first_part
+// as the candidates were shared out).
 Construction built_by_owner(std::vector<std::optional<Construction>>& trials, std::size_t chosen,
-                            const Execution& exec) {
+                            const Execution& exec, std::size_t first_part) {
   if (!sharded(exec)) return std::move(*trials[chosen]);
   const auto bytes = shard_map<std::string>(
       trials.size(), exec,
       [&](std::size_t i) { return i == chosen ? construction_to_bytes(*trials[i]) : std::string(); },
       [](ByteWriter& w, const std::string& b) { w.put(std::string_view(b)); },
-      [](ByteReader& r) { return r.string(); });
+      [](ByteReader& r) { return r.string(); }, {}, first_part);
   return trials[chosen] ? std::move(*trials[chosen]) : construction_from_bytes(bytes[chosen]);
 }
 
@@ -234,6 +236,9 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
   // (one per thread or process) changes nothing. Every process sees the same failures.
   std::vector<std::optional<Construction>> trials(candidates.size());  // by computation slot
   const std::vector<std::size_t> slot = computation_order(candidates.size(), exec);
+  // Process 0 keeps to `between` (the leaders' plan, as long as all the candidates together)
+  // where there is one and other processes take the candidates.
+  const std::size_t first_part = between ? 1 : 0;
   const auto computed = shard_map<TrialNorm>(
       candidates.size(), exec,
       [&](std::size_t k) -> TrialNorm {
@@ -252,7 +257,7 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
           return {Rational(0), e.what()};
         }
       },
-      put_trial_norm, get_trial_norm, between);
+      put_trial_norm, get_trial_norm, between, first_part);
   std::vector<TrialNorm> trial_norms(candidates.size());
   for (std::size_t k = 0; k < slot.size(); ++k) trial_norms[slot[k]] = computed[k];
   // A candidate that cannot be built is passed over; with none built, the first one's error.
@@ -265,7 +270,8 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
     if (!t.failure && (!best || t.norm < trial_norms[*best].norm)) best = i;
   }
   if (!best) throw ConstructionError(*trial_norms.front().failure);
-  out = built_by_owner(trials, static_cast<std::size_t>(std::find(slot.begin(), slot.end(), *best) - slot.begin()), exec);
+  out = built_by_owner(trials, static_cast<std::size_t>(std::find(slot.begin(), slot.end(), *best) - slot.begin()), exec,
+                       first_part);
   out.record.choices.push_back({"mean-collapse direction a by least ||theta||^2 (lem:mean-collapse): " + compared, 1,
                                 Integer(0)});
   return trial_norms[*best].norm;

@@ -168,7 +168,8 @@ void build_collapse_and_interpolation(const Dataset& data, Rng& rng, Constructio
 // phase I; returns its exact ||theta||^2, or nullopt (out unchanged but for a logged reason)
 // where it does not apply. Collective with exec.sharding. between: when given, called once by every
 // process after building its share of the candidate directions and before they are compared (as
-// in shard_map), and only when there are candidates.
+// in shard_map), and only when there are candidates; with two or more processes, process 0 then
+// builds no candidate (shard_map's first_part = 1) and runs between() alone.
 std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec,
                                             const std::function<void()>& between = {});
 

@@ -38,6 +38,16 @@ inline std::pair<std::size_t, std::size_t> owned_range(std::size_t n, std::size_
   return chunk_range(n, parts, p);
 }
 
+// The block of [0, n) that part p owns when parts [0, first_part) keep to other work: the
+// parts from first_part on split [0, n) as owned_range does, the others own nothing; with no
+// more than first_part parts, owned_range(n, parts, p).
+inline std::pair<std::size_t, std::size_t> owned_range_from(std::size_t n, std::size_t parts, std::size_t p,
+                                                            std::size_t first_part) {
+  if (parts <= first_part) return owned_range(n, parts, p);
+  if (p < first_part) return {0, 0};
+  return owned_range(n, parts - first_part, p - first_part);
+}
+
 // Whether exec splits work among two or more parts.
 inline bool sharded(const Execution& exec) { return exec.sharding && exec.sharding->parts() > 1; }
 
@@ -91,16 +101,17 @@ inline void rethrow_thrown(ByteReader& r) {
 // Exceptions cross as their kind (BitLimitExceeded, InputError; ResourceError for bad_alloc,
 // length_error, system_error and ResourceError, so every part exits 3; else
 // std::runtime_error) and message.
+// first_part: parts [0, first_part) own no index (owned_range_from) and only run between().
 template <class F, class Put, class Get>
 void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& put, Get&& get,
-                           const std::function<void()>& between = {}) {
+                           const std::function<void()>& between = {}, std::size_t first_part = 0) {
   const Sharding* sh = exec.sharding;
   if (!sharded(exec)) {
     for_each_index(n, exec.threads, f);
     if (between) between();
     return;
   }
-  const auto [first, last] = owned_range(n, sh->parts(), sh->part());
+  const auto [first, last] = owned_range_from(n, sh->parts(), sh->part(), first_part);
   std::exception_ptr thrown;
   try {
     for_each_index(last - first, exec.threads, [&, first = first](std::size_t k) { f(first + k); });
@@ -117,7 +128,7 @@ void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& pu
     ByteReader r(all[p]);
     sharding_detail::rethrow_thrown(r);
     if (p == sh->part()) continue;
-    const auto [lo, hi] = owned_range(n, sh->parts(), p);
+    const auto [lo, hi] = owned_range_from(n, sh->parts(), p, first_part);
     for (std::size_t j = lo; j < hi; ++j) get(r, j);
     if (!r.done()) throw ByteCodecError("for_each_index_shared: part " + std::to_string(p) + " sent extra bytes");
   }
@@ -127,14 +138,14 @@ void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& pu
 // computes its owned block (as for_each_index_shared, exceptions included), writes each owned
 // value with put(writer, value) and reads every other part's with get(reader), which returns it.
 // T: default-constructible and movable.
-// between: as for for_each_index_shared.
+// between, first_part: as for for_each_index_shared.
 template <class T, class Compute, class Put, class Get>
 std::vector<T> shard_map(std::size_t n, const Execution& exec, Compute&& compute, Put&& put, Get&& get,
-                         const std::function<void()>& between = {}) {
+                         const std::function<void()>& between = {}, std::size_t first_part = 0) {
   std::vector<T> values(n);
   for_each_index_shared(
       n, exec, [&](std::size_t j) { values[j] = compute(j); }, [&](ByteWriter& w, std::size_t j) { put(w, values[j]); },
-      [&](ByteReader& r, std::size_t j) { values[j] = get(r); }, between);
+      [&](ByteReader& r, std::size_t j) { values[j] = get(r); }, between, first_part);
   return values;
 }
 
