@@ -51,6 +51,17 @@ std::string collapse_value_mismatch(const Dataset& data, const InterpolationReco
   return {};
 }
 
+// The exact tokens after block 1's attention, one per sequence: z_j v (lem:mean-shift).
+TokenState collapsed_tokens(const InterpolationRecord& rec) {
+  TokenState s;
+  s.tokens.reserve(rec.z.size());
+  for (const Rational& z : rec.z) {
+    s.tokens.push_back(rec.v * z);
+    s.begin.push_back(s.tokens.size());
+  }
+  return s;
+}
+
 // Every attention layer has A = 0 (lem:mean-shift), so the softmax pass is the exact one.
 std::optional<std::size_t> first_scored_attention(const Transformer<Rational>& model) {
   for (std::size_t b = 0; b < model.blocks.size(); ++b)
@@ -133,25 +144,31 @@ RunReport certify_mean_collapse(const Dataset& data, const Construction& built, 
 
   std::optional<SoftmaxFacts> facts;
   if (softmax) facts = unbounded_temperature(cert, built, *softmax);
-  ExactForward pass(inputs_of(data, exec.threads), exec.threads, exec.sharding);
+  // After block 1's attention every token of X_j is z_j v (lem:mean-shift; the layer and z_j checked
+  // above): where every later attention layer is the identity, the pass starts there with one token
+  // per sequence, and the float bound reads the inputs sequence by sequence.
+  const bool collapsed = identity_after_first(built.model);
+  const std::optional<Rational> tau = facts ? std::optional<Rational>(facts->tau_checked) : std::nullopt;
+  ExactForward pass = collapsed ? ExactForward::kept_one_per_sequence(collapsed_tokens(built.record.interpolation),
+                                                                      exec.threads, exec.sharding)
+                                : ExactForward(inputs_of(data, exec.threads), exec.threads, exec.sharding);
   ExactReference view(pass);
-  FloatRunBound bound(built.model, view, pass.state().begin, cert.setting,
-                      facts ? std::optional<Rational>(facts->tau_checked) : std::nullopt, exec.threads,
-                      statement_formats(exec));
-  record_phase_end(cert, pass.state(), "input", exec.threads);
+  std::optional<FloatRunBound> bound;
+  if (collapsed) {
+    bound.emplace(built.model, view, data, cert.setting, tau, exec, statement_formats(exec));
+    cert.max_bits_by_phase["input"] = bound->input_bits();
+    cert.snapshots.push_back(snapshot_of(inputs_of(data, 0, std::min(kSnapshotSequences, data.pairs.size())), "input"));
+  } else {
+    bound.emplace(built.model, view, pass.state().begin, cert.setting, tau, exec.threads, statement_formats(exec));
+    record_phase_end(cert, pass.state(), "input", exec.threads);
+  }
   progress_phase(exec.progress, "certifying: exact forward pass (blocks)", built.model.blocks.size());
-  // After block 1's attention every token of X_j is (a . mu_j) v (lem:mean-shift), and every later
-  // attention layer is the identity: one token per sequence carries the rest of the pass.
-  bool kept = false;
-  run_exact_blocks(report, pass, built.model, 0, built.model.blocks.size(), exec, &bound, [&](std::size_t b) {
-    if (b != 0 || !identity_after_first(built.model)) return;
-    kept = pass.keep_one_token_per_sequence();
-    if (kept) bound.keep_one_token_per_sequence();
-  });
+  run_exact_blocks(report, pass, built.model, 0, built.model.blocks.size(), exec, &*bound, {});
+  const bool kept = collapsed;
   cert.add({"after block 1's attention the tokens of each X_j are one point: the pass carries one per sequence",
             "lem:mean-collapse", kept, false, kept ? "all sequences" : "not so: every token carried"});
   cert.stats = pass.stats();
-  const std::vector<FloatRunFacts> float_run = bound.finish();
+  const std::vector<FloatRunFacts> float_run = bound->finish();
   add_interpolation_check(cert, data, outputs_of(pass.release_state()), exec);
   if (kept) state_for_every_token(cert.sequences, data);
   cert.softmax = facts;

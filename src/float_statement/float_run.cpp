@@ -10,6 +10,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "float_statement/collapsed_start.hpp"
 #include "float_statement/propagation.hpp"
 #include "float_statement/weight_bounds.hpp"
 #include "seqi/float_statement/float_reference.hpp"
@@ -21,7 +22,7 @@ namespace float_run_detail {
 
 std::string Propagation::where(std::size_t i) const {
   const auto j = static_cast<std::size_t>(std::upper_bound(begin_.begin(), begin_.end(), i) - begin_.begin()) - 1;
-  return "sequence " + std::to_string(j + 1) +
+  return "sequence " + std::to_string(first_sequence_ + j + 1) +
          (weight_.empty() ? ", token " + std::to_string(i - begin_[j] + 1) : std::string(", every token"));
 }
 
@@ -34,24 +35,44 @@ std::size_t Propagation::weight_of(const std::vector<std::size_t>& tokens) const
 
 void Propagation::keep_one_token_per_sequence() {
   if (pending_) throw std::logic_error("keep_one_token_per_sequence: sparse charges pending");
+  if (ref_.size() != begin_.size() - 1)
+    throw std::logic_error("keep_one_token_per_sequence: the exact run has not kept one token each");
+  keep(per_sequence());
+}
+
+Propagation::Kept Propagation::per_sequence() const {
   const std::size_t n = begin_.size() - 1;
-  if (ref_.size() != n) throw std::logic_error("keep_one_token_per_sequence: the exact run has not kept one token each");
-  std::vector<std::size_t> weight(n), begin(n + 1), stamp(n);
-  std::vector<double> e(n), rho(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    begin[j + 1] = j + 1;
+  Kept k{std::vector<std::size_t>(n), std::vector<std::size_t>(n), std::vector<double>(n), std::vector<double>(n)};
+  for (std::size_t j = 0; j < n; ++j)
     for (std::size_t i = begin_[j]; i < begin_[j + 1]; ++i) {
-      weight[j] += this->weight(i);
-      e[j] = std::max(e[j], e_[i]);
-      rho[j] = std::max(rho[j], rho_[i]);
-      stamp[j] = std::max(stamp[j], stamp_[i]);
+      k.weight[j] += weight(i);
+      k.e[j] = std::max(k.e[j], e_[i]);
+      k.rho[j] = std::max(k.rho[j], rho_[i]);
+      k.stamp[j] = std::max(k.stamp[j], stamp_[i]);
     }
-  }
-  weight_ = std::move(weight), begin_ = std::move(begin), stamp_ = std::move(stamp), e_ = std::move(e), rho_ = std::move(rho);
+  return k;
+}
+
+// One token per sequence: kept's, with fresh boxes and readings to come (refresh_all).
+void Propagation::keep(Kept kept) {
+  const std::size_t n = kept.weight.size();
+  std::vector<std::size_t> begin(n + 1);
+  for (std::size_t j = 0; j < n; ++j) begin[j + 1] = j + 1;
+  weight_ = std::move(kept.weight), begin_ = std::move(begin), stamp_ = std::move(kept.stamp), e_ = std::move(kept.e),
+  rho_ = std::move(kept.rho);
   mid_.assign(n * d_, 0), rad_.assign(n, 0), t_lo_.assign(n, 0), t_hi_.assign(n, 0);
   argmax_.clear();
   order_ = EnclosureOrder();
   readings_current_ = false;
+}
+
+void Propagation::enter_kept(Kept kept, std::size_t represented, const std::optional<Point>& direction,
+                             std::size_t decisions) {
+  if (ref_.size() != kept.weight.size()) throw std::logic_error("enter_kept: the exact run has not one token per sequence");
+  keep(std::move(kept));
+  represented_ = represented;
+  direction_ = direction;
+  facts_.decisions += decisions;
 }
 
 // Inputs rounded to nearest double: e_i = u max_c |x_ic| (lem:float-run, step 0).
@@ -155,6 +176,8 @@ struct FloatRunBound::State {
   bool tau_set = false;
   double tau_inv = 0;
   std::size_t next_block = 0;
+  bool collapsed_start = false;  // block 0's attention layer already bounded (bound_collapsed_start)
+  std::size_t input_bits = 0;     // collapsed start: the inputs' largest coordinate bit size
   bool all_stopped() const {
     return std::all_of(runs.begin(), runs.end(), [](const auto& r) { return r->stopped.has_value(); });
   }
@@ -176,6 +199,34 @@ FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference&
   });
 }
 
+FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, const Dataset& data, Setting kind,
+                             const std::optional<Rational>& tau, const Execution& exec,
+                             const std::vector<FloatFormat>& formats) {
+  std::vector<std::size_t> begin(data.pairs.size() + 1);
+  for (std::size_t j = 0; j < data.pairs.size(); ++j) begin[j + 1] = j + 1;
+  s_ = std::make_unique<State>(model, ref, begin, kind, exec.threads, formats);
+  s_->collapsed_start = true;
+  if (kind == Setting::softmax && tau) set_tau(*tau);
+  std::optional<Point> next;
+  if (const auto& one = s_->preps.at(0).one) next = one->r;
+  auto start = float_run_detail::bound_collapsed_start(data, model.blocks.at(0).sa, kind, s_->tau_inv, next,
+                                                       model.blocks.size(), formats, exec);
+  s_->input_bits = start.input_bits;
+  UpwardRounding up;
+  for (std::size_t f = 0; f < formats.size(); ++f) {
+    FormatRun& r = *s_->runs[f];
+    if (r.stopped) continue;  // tau out of range
+    auto& got = start.formats[f];
+    if (!got.failed_layer.empty()) {
+      r.run.facts().decisions += got.decisions;
+      r.stop(0, got.failed_layer == "input" ? "input" : "attention", got.failure);
+      continue;
+    }
+    r.run.enter_kept(std::move(got.kept), start.represented, next, got.decisions);
+    r.run.refresh_all();
+  }
+}
+
 void FloatRunBound::set_tau(const Rational& tau) {
   s_->tau_set = true;
   UpwardRounding up;
@@ -191,6 +242,8 @@ void FloatRunBound::set_tau(const Rational& tau) {
 FloatRunBound::~FloatRunBound() = default;
 
 bool FloatRunBound::stopped() const { return s_->all_stopped(); }
+
+std::size_t FloatRunBound::input_bits() const { return s_->input_bits; }
 
 void FloatRunBound::keep_one_token_per_sequence() {
   s_->for_live([](FormatRun& r) { r.run.keep_one_token_per_sequence(); });
@@ -233,13 +286,20 @@ std::optional<std::string> FloatRunBound::block(std::size_t b, const AdvanceAtte
   const bool attends = !block.sa.V.is_zero() || block.sa.rho != 1;  // else the layer maps x to x, in floats too
   s_->next_block = b + 1;
   if (s_->all_stopped()) {  // the exact run only (the layer's form from the preps, in batches on the threads)
-    if (auto f = attention({})) return f;
+    if (!(b == 0 && s_->collapsed_start))
+      if (auto f = attention({})) return f;
     s_->preps.forms_only();
     return feed_forward(s_->preps.at(b).one);
   }
+  if (b == 0 && s_->collapsed_start) return feed_forward_layer(b, feed_forward);
   if (s_->kind == Setting::softmax && attends && !block.sa.A.is_zero() && !s_->tau_set)
     throw std::logic_error("FloatRunBound: set_tau() must precede block " + std::to_string(b + 1));
   if (auto f = attention_layer(b, attends, attention)) return f;
+  return feed_forward_layer(b, feed_forward);
+}
+
+std::optional<std::string> FloatRunBound::feed_forward_layer(std::size_t b, const AdvanceFeedForward& feed_forward) {
+  const auto& block = s_->model.blocks[b];
   const float_run_detail::LayerPrep& prep = s_->preps.at(b);
   {
     UpwardRounding up;

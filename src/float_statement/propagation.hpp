@@ -70,6 +70,19 @@ class Propagation {
   // one of them through the feed-forward layers after (they map each token alone); it counts for
   // all of them. Precondition: no sparse layer's charges pending. Afterwards attention() throws.
   void keep_one_token_per_sequence();
+  // What keep_one_token_per_sequence() keeps of each sequence: its tokens' weights summed and their
+  // largest e, rho and stamp.
+  struct Kept {
+    std::vector<std::size_t> weight, stamp;
+    std::vector<double> e, rho;
+  };
+  Kept per_sequence() const;
+  // One token per sequence with `kept`'s state, standing for `represented` tokens of the run, after
+  // an attention layer bounded elsewhere (bound_collapsed_start) whose next direction was `direction`
+  // and which counted `decisions`. Precondition: ref_ has one token per sequence of `kept`.
+  void enter_kept(Kept kept, std::size_t represented, const std::optional<Point>& direction, std::size_t decisions);
+  // Names sequence j as first + j + 1 in failures (a run on sequences [first, ...) of a dataset).
+  void number_sequences_from(std::size_t first) { first_sequence_ = first; }
   // How many tokens of the run token i stands for, and the same summed over tokens.
   std::size_t weight(std::size_t i) const { return weight_.empty() ? 1 : weight_[i]; }
   std::size_t weight_of(const std::vector<std::size_t>& tokens) const;
@@ -117,6 +130,7 @@ class Propagation {
   void refresh_changed(const std::vector<std::size_t>& changed, std::size_t layer);
 
  private:
+  void keep(Kept kept);  // keep_one_token_per_sequence's and enter_kept's common part
   // The direction's rounded entries and the constants of reading_enclosure for the current epoch.
   struct Epoch {
     std::vector<double> r_mid, r_mag;
@@ -230,6 +244,7 @@ class Propagation {
 
   ExactReference& ref_;
   std::vector<std::size_t> begin_;
+  std::size_t first_sequence_ = 0;  // number_sequences_from
   std::size_t d_;
   FloatFormat fmt_;
   std::size_t slot_;

@@ -61,6 +61,13 @@ bool ExactForward::keep_one_token_per_sequence() {
   return true;
 }
 
+ExactForward ExactForward::kept_one_per_sequence(TokenState kept, unsigned threads, const Sharding* sharding) {
+  if (kept.tokens.size() != kept.sequences()) throw std::logic_error("kept_one_per_sequence: not one token per sequence");
+  ExactForward pass(std::move(kept), threads, sharding);
+  pass.one_per_sequence_ = true;
+  return pass;
+}
+
 void ExactForward::apply_attention(const SelfAttention<Rational>& sa) {
   expect_tokens_kept(sa);
   if (sa.is_identity()) {

@@ -11,12 +11,14 @@ std::vector<std::size_t> TokenState::owners() const {
   return owner;
 }
 
-TokenState inputs_of(const Dataset& data, unsigned threads) {
+TokenState inputs_of(const Dataset& data, unsigned threads) { return inputs_of(data, 0, data.pairs.size(), threads); }
+
+TokenState inputs_of(const Dataset& data, std::size_t first, std::size_t last, unsigned threads) {
   TokenState s;
-  for (const auto& p : data.pairs) s.begin.push_back(s.begin.back() + p.input.size());
+  for (std::size_t j = first; j < last; ++j) s.begin.push_back(s.begin.back() + data.pairs[j].input.size());
   s.tokens.resize(s.begin.back());
-  for_each_index(data.pairs.size(), threads, [&](std::size_t j) {  // sequence j writes only its own slots
-    const auto& in = data.pairs[j].input;
+  for_each_index(last - first, threads, [&](std::size_t j) {  // sequence j writes only its own slots
+    const auto& in = data.pairs[first + j].input;
     for (std::size_t i = 0; i < in.size(); ++i) s.tokens[s.begin[j] + i] = in[i];
   });
   return s;

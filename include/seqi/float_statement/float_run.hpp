@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "seqi/core/dataset.hpp"
+#include "seqi/core/execution.hpp"
 #include "seqi/float_statement/float_format.hpp"
 #include "seqi/float_statement/float_run_facts.hpp"
 #include "seqi/forward/one_direction_ff.hpp"
@@ -42,6 +43,14 @@ class FloatRunBound {
   FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, const std::vector<std::size_t>& begin, Setting kind,
                 const std::optional<Rational>& tau, unsigned threads,
                 const std::vector<FloatFormat>& formats = {kBinary64});
+  // The bound entering block 0's feed-forward layer of a mean collapse: block 0's attention layer
+  // (A = 0, every token of X_j mapped to one point, lem:mean-shift) bounded on data's inputs by
+  // chunks of sequences that decode only their own tokens, shared among exec's processes and
+  // threads (collective with exec.sharding); then one token per sequence, as after
+  // keep_one_token_per_sequence(). ref: the exact run after that layer, one token per sequence.
+  // block(0) then bounds and advances block 0's feed-forward layer only.
+  FloatRunBound(const Transformer<Rational>& model, ExactReference& ref, const Dataset& data, Setting kind,
+                const std::optional<Rational>& tau, const Execution& exec, const std::vector<FloatFormat>& formats);
   ~FloatRunBound();
   FloatRunBound(const FloatRunBound&) = delete;
   FloatRunBound& operator=(const FloatRunBound&) = delete;
@@ -61,12 +70,15 @@ class FloatRunBound {
   void keep_one_token_per_sequence();
   // Whether every format's bound has failed (block() then only advances the exact run).
   bool stopped() const;
+  // After the collapsed start: the inputs' largest coordinate bit size (read on the way); else 0.
+  std::size_t input_bits() const;
   // The facts per format (in the constructor's order), once: after the last block (or once
   // stopped), while ref still views the exact run.
   std::vector<FloatRunFacts> finish();
 
  private:
   std::optional<std::string> attention_layer(std::size_t b, bool attends, const AdvanceAttention& attention);
+  std::optional<std::string> feed_forward_layer(std::size_t b, const AdvanceFeedForward& feed_forward);
   struct State;
   std::unique_ptr<State> s_;
 };

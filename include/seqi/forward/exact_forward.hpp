@@ -54,6 +54,9 @@ class ExactForward {
   // stands for all of its sequence's: afterwards only feed-forward layers and identity attention
   // may be applied (std::logic_error otherwise), which map equal tokens alike (lem:mean-collapse).
   bool keep_one_token_per_sequence();
+  // A pass that starts where keep_one_token_per_sequence() would have left one: `kept` holds one
+  // token per sequence, standing for all of its sequence's (the caller has shown them equal).
+  static ExactForward kept_one_per_sequence(TokenState kept, unsigned threads = 1, const Sharding* sharding = nullptr);
   bool one_token_per_sequence() const { return one_per_sequence_; }
 
   const TokenState& state() const { return state_; }

@@ -19,5 +19,7 @@ struct TokenState {
 
 // The pairs' inputs as Points, decoded on `threads` threads (the result does not depend on it).
 TokenState inputs_of(const Dataset& data, unsigned threads = 1);
+// The inputs of the pairs [first, last) alone, their sequence first + j as sequence j.
+TokenState inputs_of(const Dataset& data, std::size_t first, std::size_t last, unsigned threads = 1);
 
 }  // namespace seqi
