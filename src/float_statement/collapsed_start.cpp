@@ -23,7 +23,7 @@ struct Chunk {
 // The chunk of sequences [first, last): start() and the attention layer as FloatRunBound runs
 // them, on these sequences' tokens alone (each sequence's bound reads only its own tokens).
 Chunk bound_chunk(const Dataset& data, std::size_t first, std::size_t last, const SelfAttention<Rational>& sa,
-                  Setting kind, double tau_inv, const std::optional<Point>& next, std::size_t layers,
+                  Setting kind, double tau_inv, const std::optional<Point>& next,
                   const std::vector<FloatFormat>& formats) {
   TokenState inputs = inputs_of(data, first, last);
   Chunk c;
@@ -34,7 +34,8 @@ Chunk bound_chunk(const Dataset& data, std::size_t first, std::size_t last, cons
   ExactReference ref(pass);
   UpwardRounding up;
   for (std::size_t f = 0; f < formats.size(); ++f) {
-    Propagation run(ref, begin, static_cast<std::size_t>(data.dimension), 1, layers, formats[f], f);
+    // One layer of charges: block 0's attention records none (only sparse feed-forward layers do).
+    Propagation run(ref, begin, static_cast<std::size_t>(data.dimension), 1, 1, formats[f], f);
     run.number_sequences_from(first);
     CollapsedStart::Format out;
     if (auto why = run.start()) {
@@ -101,14 +102,14 @@ void append(CollapsedStart::Format& whole, CollapsedStart::Format& part) {
 }  // namespace
 
 CollapsedStart bound_collapsed_start(const Dataset& data, const SelfAttention<Rational>& sa, Setting kind,
-                                     double tau_inv, const std::optional<Point>& next, std::size_t layers,
+                                     double tau_inv, const std::optional<Point>& next,
                                      const std::vector<FloatFormat>& formats, const Execution& exec) {
   const std::size_t n = data.pairs.size(), chunks = (n + kChunkSequences - 1) / kChunkSequences;
   std::vector<Chunk> parts = shard_map<Chunk>(
       chunks, exec,
       [&](std::size_t c) {
         return bound_chunk(data, c * kChunkSequences, std::min(n, (c + 1) * kChunkSequences), sa, kind, tau_inv, next,
-                           layers, formats);
+                           formats);
       },
       put_chunk, get_chunk);
   CollapsedStart out;

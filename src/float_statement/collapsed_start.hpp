@@ -30,7 +30,7 @@ struct CollapsedStart {
 // sa: block 0's attention layer; next: the direction of block 0's feed-forward layer when it has
 // one; tau_inv: as FloatRunBound's (unused by a layer with A = 0). Collective with exec.sharding.
 CollapsedStart bound_collapsed_start(const Dataset& data, const SelfAttention<Rational>& sa, Setting kind,
-                                     double tau_inv, const std::optional<Point>& next, std::size_t layers,
+                                     double tau_inv, const std::optional<Point>& next,
                                      const std::vector<FloatFormat>& formats, const Execution& exec);
 
 }  // namespace seqi::float_run_detail

@@ -209,8 +209,7 @@ FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference&
   if (kind == Setting::softmax && tau) set_tau(*tau);
   std::optional<Point> next;
   if (const auto& one = s_->preps.at(0).one) next = one->r;
-  auto start = float_run_detail::bound_collapsed_start(data, model.blocks.at(0).sa, kind, s_->tau_inv, next,
-                                                       model.blocks.size(), formats, exec);
+  auto start = float_run_detail::bound_collapsed_start(data, model.blocks.at(0).sa, kind, s_->tau_inv, next, formats, exec);
   s_->input_bits = start.input_bits;
   UpwardRounding up;
   for (std::size_t f = 0; f < formats.size(); ++f) {
