@@ -33,14 +33,26 @@ Point pt(std::initializer_list<Rational> coords) {
 
 Dataset parse(const std::string& text) { return seqi::parse_dataset_json(text, "mem.json"); }
 
-// The error message of parsing `text`, or "<no error>".
-std::string error_of(const std::string& text) {
+// The error message of parsing `text` with `read`, or "<no error>".
+template <class Read>
+std::string error_with(const std::string& text, Read read) {
   try {
-    parse(text);
+    read(text);
   } catch (const InputError& e) {
     return e.what();
   }
   return "<no error>";
+}
+
+// The error message of parsing `text`, or "<no error>"; the storing pass alone (verify-mpi's
+// processes but the first) must give the same.
+std::string error_of(const std::string& text) {
+  const std::string both = error_with(text, parse);
+  const std::string stored = error_with(text, [](const std::string& t) {
+    return seqi::parse_dataset_json_stored_only(t, "mem.json");
+  });
+  BOOST_TEST(stored == both, "the storing pass alone on: " << text.substr(0, 200));
+  return both;
 }
 
 // Asserts that parsing fails with an InputError naming the source and containing `fragment`.

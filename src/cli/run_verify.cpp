@@ -221,6 +221,8 @@ Dataset read_dataset_once(const VerifyOptions& opt, std::string& sha256, const C
   if (!opt.report_path.empty() || !opt.save_model_path.empty() || !opt.certificate_path.empty() ||
       !opt.save_property_dir.empty())
     sha256 = sha256_hex(text);
+  // verify-mpi: process 0 validates before it stores; the others, given the same bytes, store at once.
+  if (coop && coop->sharding().part() != 0) return parse_dataset_json_stored_only(text, opt.dataset_path);
   return parse_dataset_json(text, opt.dataset_path, threads);
 }
 

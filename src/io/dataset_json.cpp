@@ -449,23 +449,32 @@ class DatasetReader final : public nlohmann::json_sax<json> {
   std::optional<TokenSize> first_token_, mismatch_;
 };
 
+// One pass over the text: storing, or validating with counters only; a storing pass stops once
+// `stop` is set. strict = true: trailing content after the top-level value is a syntax error.
+Dataset reader_pass(std::string_view text, const std::string& source, bool store, const std::atomic<bool>* stop) {
+  DatasetReader reader(text, source, store, stop);
+  json::sax_parse(text.data(), text.data() + text.size(), &reader, json::input_format_t::json, true);
+  return reader.finish();
+}
+
 }  // namespace
+
+Dataset parse_dataset_json_stored_only(std::string_view text, const std::string& source) {
+  refuse_nul_bytes(text, source);
+  Dataset data = reader_pass(text, source, true, nullptr);
+  check_hypotheses(data, source);
+  return data;
+}
 
 Dataset parse_dataset_json(std::string_view text, const std::string& source, unsigned threads) {
   refuse_nul_bytes(text, source);
-  // Two passes over the text: the first validates everything the reader checks while keeping
-  // only counters, so a bad token at the end of a large file costs no memory; the second
-  // stores. strict = true: trailing content after the top-level value is a syntax error.
+  // Two passes: the first validates keeping only counters, so a bad token at the end of a large
+  // file costs no memory; the second stores.
   std::atomic<bool> invalid{false};
-  const auto pass = [&](bool store) {
-    DatasetReader reader(text, source, store, store ? &invalid : nullptr);
-    json::sax_parse(text.data(), text.data() + text.size(), &reader, json::input_format_t::json, true);
-    return reader.finish();
-  };
-  // The validating pass (index 0) and the storing pass (index 1), at once when threads >= 2:
-  // the storing pass stops once validation has failed, and for_each_index rethrows the
-  // validation's error, as in sequence. A bad file may then cost up to the memory of a good one
-  // of its size.
+  const auto pass = [&](bool store) { return reader_pass(text, source, store, store ? &invalid : nullptr); };
+  // Validating (index 0) and storing (1), at once when threads >= 2: storing stops once validation
+  // has failed, and for_each_index rethrows the validation's error, as in sequence. A bad file may
+  // then cost up to the memory of a good one of its size.
   std::optional<Dataset> data;
   for_each_index(2, threads, [&](std::size_t k) {
     if (k == 1) {
@@ -484,8 +493,7 @@ Dataset parse_dataset_json(std::string_view text, const std::string& source, uns
 }
 
 Dataset read_dataset_file(const std::string& path, unsigned threads) {
-  const std::string text =
-      read_file_limited(path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
+  const std::string text = read_file_limited(path, kMaxDatasetFileBytes, "dataset", " (datasets are .json files)");
   return parse_dataset_json(text, path, threads);
 }
 

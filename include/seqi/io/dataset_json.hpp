@@ -32,4 +32,9 @@ Dataset read_dataset_file(const std::string& path, unsigned threads = 1);
 // default name).
 Dataset parse_dataset_json(std::string_view text, const std::string& source, unsigned threads = 1);
 
+// The storing pass alone (it checks all that the validating pass checks, so the same result and
+// the same error), for a text that another process validates beside it (verify-mpi): a bad
+// file may then cost up to the memory of a good one of its size, as with threads >= 2.
+Dataset parse_dataset_json_stored_only(std::string_view text, const std::string& source);
+
 }  // namespace seqi
