@@ -4,10 +4,8 @@
 // formats, failures included, on one thread, several, and parts of a sharded run.
 #include <boost/test/unit_test.hpp>
 
-#include <barrier>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "seqi/construction/construction.hpp"
@@ -15,6 +13,7 @@
 #include "seqi/float_statement/float_reference.hpp"
 #include "seqi/float_statement/float_run.hpp"
 #include "seqi/io/dataset_json.hpp"
+#include "thread_sharding.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_collapsed_start)
 
@@ -104,29 +103,6 @@ std::string collapsed(const Construction& built, const Dataset& data, Setting ki
   return facts_text(bound.finish());
 }
 
-// Two parts exchanging bytes through a shared table (as test_sharding's).
-class TwoParts final : public Sharding {
- public:
-  struct Table {
-    std::vector<std::string> slots = std::vector<std::string>(2);
-    std::barrier<> barrier{2};
-  };
-  TwoParts(Table& t, std::size_t part) : t_(t), part_(part) {}
-  std::size_t parts() const override { return 2; }
-  std::size_t part() const override { return part_; }
-  std::vector<std::string> all_gather(const std::string& mine) const override {
-    t_.slots[part_] = mine;
-    t_.barrier.arrive_and_wait();
-    auto all = t_.slots;
-    t_.barrier.arrive_and_wait();
-    return all;
-  }
-
- private:
-  Table& t_;
-  std::size_t part_;
-};
-
 void expect_same(const Dataset& data, std::uint64_t seed) {
   const Construction built = build_interpolating_transformer(data, seed, 1, {true, false});
   BOOST_REQUIRE_MESSAGE(built.record.collapse_block == 0 && built.model.blocks.front().sa.A.is_zero(),
@@ -135,15 +111,8 @@ void expect_same(const Dataset& data, std::uint64_t seed) {
     const std::string all = over_every_token(built, data, kind);
     BOOST_TEST(collapsed(built, data, kind, {nullptr, 1, nullptr}) == all, "seed " << seed);
     BOOST_TEST(collapsed(built, data, kind, {nullptr, 3, nullptr}) == all, "seed " << seed << ", 3 threads");
-    TwoParts::Table table;
-    std::vector<std::string> parts(2);
-    std::vector<std::thread> threads;
-    for (std::size_t p = 0; p < 2; ++p)
-      threads.emplace_back([&, p] {
-        const TwoParts sharding(table, p);
-        parts[p] = collapsed(built, data, kind, {nullptr, 1, &sharding});
-      });
-    for (auto& t : threads) t.join();
+    const auto parts =
+        seqi_test::on_parts(2, [&](const Sharding& s) { return collapsed(built, data, kind, {nullptr, 1, &s}); });
     BOOST_TEST(parts[0] == all, "seed " << seed << ", part 0 of 2");
     BOOST_TEST(parts[1] == all, "seed " << seed << ", part 1 of 2");
   }

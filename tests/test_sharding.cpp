@@ -17,58 +17,14 @@
 #include "seqi/numbers/thread_caches.hpp"
 #include "seqi/report/summary.hpp"
 #include "build_paths.hpp"
+#include "thread_sharding.hpp"
 
 BOOST_AUTO_TEST_SUITE(test_sharding)
 
 using namespace seqi;
+using namespace seqi_test;
 
 namespace {
-
-// `count` parts exchanging bytes through a shared table; all_gather is collective.
-class ThreadParts {
- public:
-  explicit ThreadParts(std::size_t count) : table_(count), barrier_(static_cast<std::ptrdiff_t>(count)) {}
-  std::size_t count() const { return table_.size(); }
-  std::vector<std::string> all_gather(std::size_t part, const std::string& mine) {
-    table_[part] = mine;
-    barrier_.arrive_and_wait();
-    std::vector<std::string> all = table_;
-    barrier_.arrive_and_wait();  // nobody writes the next round before everyone has read
-    return all;
-  }
-
- private:
-  std::vector<std::string> table_;
-  std::barrier<> barrier_;
-};
-
-class ThreadSharding final : public Sharding {
- public:
-  ThreadSharding(ThreadParts& parts, std::size_t part) : parts_(parts), part_(part) {}
-  std::size_t parts() const override { return parts_.count(); }
-  std::size_t part() const override { return part_; }
-  std::vector<std::string> all_gather(const std::string& mine) const override { return parts_.all_gather(part_, mine); }
-
- private:
-  ThreadParts& parts_;
-  std::size_t part_;
-};
-
-// Runs work(sharding) on `count` threads, one per part; returns each part's result.
-template <class Work>
-std::vector<std::string> on_parts(std::size_t count, Work work) {
-  ThreadParts parts(count);
-  std::vector<std::string> results(count);
-  std::vector<std::thread> threads;
-  for (std::size_t p = 0; p < count; ++p)
-    threads.emplace_back([&, p] {
-      const ThreadSharding sharding(parts, p);
-      results[p] = work(sharding);
-      release_thread_number_caches();
-    });
-  for (auto& t : threads) t.join();
-  return results;
-}
 
 // What each of `count` parts throws from a shared loop over n indices (on `threads` threads)
 // whose index j runs body(j): "resources: ", "bit limit: " or "other: " and the message, or

@@ -236,8 +236,8 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
   // (one per thread or process) changes nothing. Every process sees the same failures.
   std::vector<std::optional<Construction>> trials(candidates.size());  // by computation slot
   const std::vector<std::size_t> slot = computation_order(candidates.size(), exec);
-  // Process 0 keeps to `between` (the leaders' plan, as long as all the candidates together)
-  // where there is one and other processes take the candidates.
+  // Where there is a `between` (the leaders' plan), process 0 runs it alone and the other
+  // processes take the candidates.
   const std::size_t first_part = between ? 1 : 0;
   const auto computed = shard_map<TrialNorm>(
       candidates.size(), exec,

@@ -218,7 +218,7 @@ FloatRunBound::FloatRunBound(const Transformer<Rational>& model, ExactReference&
     auto& got = start.formats[f];
     if (!got.failed_layer.empty()) {
       r.run.facts().decisions += got.decisions;
-      r.stop(0, got.failed_layer == "input" ? "input" : "attention", got.failure);
+      r.stop(0, got.failed_layer.c_str(), got.failure);
       continue;
     }
     r.run.enter_kept(std::move(got.kept), start.represented, next, got.decisions);
