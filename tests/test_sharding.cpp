@@ -3,7 +3,9 @@
 // certificate of one part alone, and a failure in any part reaches every part.
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstdint>
 #include <new>
 #include <string>
@@ -252,6 +254,49 @@ BOOST_AUTO_TEST_CASE(first_part_keeps_part_zero_to_between) {
       BOOST_TEST(seen[p] == std::to_string(own) + " and between, then " + mapped_values(7, nullptr, 1),
                  "part " << p << " of " << count);
     }
+  }
+}
+
+// Without sharding, between() is the pool's last index: with two threads it starts while an index
+// is still running (index 0 here waits for it; run after the indices, it would never start), with
+// one thread after every index; a failure of an index wins over one of between(), as a smaller
+// index would.
+BOOST_AUTO_TEST_CASE(unsharded_between_overlaps_the_last_indices) {
+  std::atomic<bool> started{false};
+  bool waited_for_between = false;
+  std::vector<int> done(2, 0);
+  for_each_index_shared(
+      2, Execution{nullptr, 2, nullptr},
+      [&](std::size_t j) {
+        if (j == 0) {
+          const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+          while (!started && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+          waited_for_between = started;
+        }
+        done[j] = 1;
+      },
+      [](ByteWriter&, std::size_t) {}, [](ByteReader&, std::size_t) {}, [&] { started = true; });
+  BOOST_TEST(waited_for_between);
+  BOOST_TEST((done == std::vector<int>{1, 1}));
+  std::string order;
+  for_each_index_shared(
+      3, Execution{nullptr, 1, nullptr}, [&](std::size_t j) { order += std::to_string(j); },
+      [](ByteWriter&, std::size_t) {}, [](ByteReader&, std::size_t) {}, [&] { order += "b"; });
+  BOOST_TEST(order == "012b");
+  for (unsigned threads : {1u, 2u}) {
+    std::string what;
+    try {
+      for_each_index_shared(
+          3, Execution{nullptr, threads, nullptr},
+          [&](std::size_t j) {
+            if (j == 2) throw InputError("index 2 fails");
+          },
+          [](ByteWriter&, std::size_t) {}, [](ByteReader&, std::size_t) {},
+          [&] { throw InputError("between fails"); });
+    } catch (const InputError& e) {
+      what = e.what();
+    }
+    BOOST_TEST(what == "index 2 fails", "threads " << threads);
   }
 }
 

@@ -41,8 +41,9 @@ LeaderOutcome get_outcome(ByteReader& r) {
 
 // The leaders planned beside the mean collapse: under MPI by process 0 alone while the other
 // processes build the mean collapse's candidate directions (the drawn direction, often the
-// slowest, has the last process to itself where there are enough); on one process after the
-// mean collapse. A failure is kept for finish() to report on every process.
+// slowest, has the last process to itself where there are enough); on one process by the first
+// thread without a candidate left to start (with one thread: after the mean collapse). A failure
+// is kept for finish() to report on every process.
 class LeadersBeside {
  public:
   LeadersBeside(const Dataset& data, const Construction& empty, const Execution& exec)
@@ -113,8 +114,8 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   std::optional<Rational> mean_norm;
   try {
     // Under MPI process 0 plans the leaders while the others build the candidates; on one
-    // process they are planned after the mean collapse, whose candidates are then released.
-    const bool overlap = options.keep_lighter && sharded(exec);
+    // process with several threads, a thread plans them once no candidate is left to start.
+    const bool overlap = options.keep_lighter && (sharded(exec) || exec.threads > 1);
     mean_norm = build_mean_collapse(data, mean, exec, overlap ? std::function<void()>([&] { leaders.plan(); })
                                                                : std::function<void()>());
   } catch (const ConstructionError& e) {  // an option, not a requirement: the leaders always apply

@@ -102,13 +102,15 @@ inline void rethrow_thrown(ByteReader& r) {
 // length_error, system_error and ResourceError, so every part exits 3; else
 // std::runtime_error) and message.
 // first_part: parts [0, first_part) own no index (owned_range_from) and only run between().
+// Without sharding, between() is index n of the same thread pool: the thread that finds no
+// index left starts it while the others finish theirs (one thread: after them, in order).
 template <class F, class Put, class Get>
 void for_each_index_shared(std::size_t n, const Execution& exec, F&& f, Put&& put, Get&& get,
                            const std::function<void()>& between = {}, std::size_t first_part = 0) {
   const Sharding* sh = exec.sharding;
   if (!sharded(exec)) {
-    for_each_index(n, exec.threads, f);
-    if (between) between();
+    if (!between) return for_each_index(n, exec.threads, f);
+    for_each_index(n + 1, exec.threads, [&](std::size_t j) { j < n ? f(j) : between(); });
     return;
   }
   const auto [first, last] = owned_range_from(n, sh->parts(), sh->part(), first_part);
