@@ -8,7 +8,7 @@
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/construction_bytes.hpp"
-#include "seqi/construction/leader_construction.hpp"
+#include "seqi/construction/shift_sizes.hpp"
 #include "seqi/core/sharding.hpp"
 #include "seqi/numbers/rational.hpp"
 
@@ -47,13 +47,13 @@ LeaderOutcome get_outcome(ByteReader& r) {
 class LeadersBeside {
  public:
   LeadersBeside(const Dataset& data, const Construction& empty, const Execution& exec)
-      : data_(data), exec_(exec), leaders_(empty) {}
+      : data_(data), exec_(exec), empty_(empty) {}
 
   // Plans on process 0 (once): the mean collapse's `between`.
   void plan() {
     if (planned_ || failed_ || (exec_.sharding && exec_.sharding->part() != 0)) return;
     try {
-      planned_ = std::make_unique<LeaderConstruction>(data_, leaders_, exec_.threads);
+      planned_ = std::make_unique<LeaderVariants>(data_, empty_, exec_.threads);
     } catch (...) {
       failed_ = std::current_exception();
     }
@@ -72,9 +72,9 @@ class LeadersBeside {
             if (failed_) std::rethrow_exception(failed_);
             const std::optional<Rational> stopped_at = planned_->finish(local, mean_norm);
             o.built = !stopped_at;
-            o.norm = o.built ? exact_norm_sq(leaders_.model, local) : *stopped_at;
+            o.norm = o.built ? exact_norm_sq(planned_->built().model, local) : *stopped_at;
             o.lighter = o.built && o.norm < mean_norm;
-            if (o.lighter && sharded(exec_)) o.bytes = construction_to_bytes(leaders_);
+            if (o.lighter && sharded(exec_)) o.bytes = construction_to_bytes(planned_->built());
           } catch (const ConstructionError& e) {
             o.failure = e.what();
           }
@@ -87,16 +87,23 @@ class LeadersBeside {
 
   // The leader construction, when the outcome says it is the lighter.
   Construction take(LeaderOutcome& o) {
-    return planned_ ? std::move(leaders_) : construction_from_bytes(o.bytes);
+    return planned_ ? std::move(planned_->built()) : construction_from_bytes(o.bytes);
   }
 
  private:
   const Dataset& data_;
   const Execution& exec_;
-  Construction leaders_;
-  std::unique_ptr<LeaderConstruction> planned_;  // builds into leaders_
+  const Construction& empty_;
+  std::unique_ptr<LeaderVariants> planned_;
   std::exception_ptr failed_;
 };
+
+// The leader construction alone, at the lightest shift size (rem:shift-sizes), from `empty`.
+Construction leader_construction(const Dataset& data, const Construction& empty, const Execution& exec) {
+  LeaderVariants variants(data, empty, exec.threads);
+  variants.finish(exec);  // without a budget some size is built
+  return std::move(variants.built());
+}
 
 }  // namespace
 
@@ -105,10 +112,7 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   Construction out;
   out.model.dimension = data.dimension;
   out.record.seed = seed;
-  if (!options.mean_collapse) {
-    LeaderConstruction(data, out, exec.threads).finish(exec);
-    return out;
-  }
+  if (!options.mean_collapse) return leader_construction(data, out, exec);
   Construction mean = out;
   LeadersBeside leaders(data, out, exec);
   std::optional<Rational> mean_norm;
@@ -126,8 +130,7 @@ Construction build_interpolating_transformer(const Dataset& data, std::uint64_t 
   if (mean_norm && !options.keep_lighter) return mean;
   if (!mean_norm) {
     out.record.choices = mean.record.choices;  // why it does not apply, if it says
-    LeaderConstruction(data, out, exec.threads).finish(exec);
-    return out;
+    return leader_construction(data, out, exec);
   }
   // Both built, the smaller exact ||theta||^2 kept (lem:param-norm); the leaders are abandoned
   // once their partial norm reaches the mean collapse's.

@@ -29,9 +29,9 @@ std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Const
 
 }  // namespace
 
-LeaderConstruction::LeaderConstruction(const Dataset& data, Construction& out, unsigned threads)
+LeaderConstruction::LeaderConstruction(const Dataset& data, Construction& out, unsigned threads, int shift_halvings)
     : data_(data), out_(out), rng_(out.record.seed), config_(inputs_of(data, threads)),
-      sep_(build_separation(config_, rng_, out, threads)), phase_s_norm_(exact_norm_sq(out.model, threads)) {
+      sep_(build_separation(config_, rng_, out, threads, shift_halvings)), phase_s_norm_(exact_norm_sq(out.model, threads)) {
   tokens_ = std::make_unique<ShiftedTokens>(data, config_, out.record.separation.lifts > 0, sep_.v, sep_.s);
   plateaus_ = with_lift_plateaus(data, sep_, out);
   plan_ = plan_placement(data, *tokens_, rng_, out, threads);

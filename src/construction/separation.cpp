@@ -1,6 +1,7 @@
 // Phase S (lem:distinct-means, lem:separation): afterwards all tokens of all sequences are
 // pairwise distinct points.
 #include <algorithm>
+#include <string>
 #include <tuple>
 
 #include "seqi/construction/conditioning_choice.hpp"
@@ -11,6 +12,7 @@
 #include "seqi/construction/separating_shift.hpp"
 #include "seqi/core/parallel.hpp"
 #include "seqi/core/point_groups.hpp"
+#include "seqi/numbers/dyadic.hpp"
 #include "seqi/numbers/point_set.hpp"
 
 namespace seqi {
@@ -117,7 +119,7 @@ HatMove lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& ou
 
 }  // namespace
 
-Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads) {
+Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads, int shift_halvings) {
   auto groups = shared_points(c, threads);
   if (groups.empty()) return {SelfAttention<Rational>::identity(), {}, {}, {}};
   const auto owner = c.owners();
@@ -138,6 +140,12 @@ Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned
       v = rng.integer_vector(d, Integer(4));  // only f must widen to separate the means (lem:shift-size)
       return !v.isZero() && shift_of.separates(f, v);
     }, out.record.choices);
+    if (shift_halvings > 0) {  // a smaller shift of the same direction (rem:shift-sizes)
+      v *= pow2(-shift_halvings);
+      if (!shift_of.separates(f, v))
+        throw ConstructionError("the shift with v / 2^" + std::to_string(shift_halvings) + " leaves two tokens equal");
+      out.record.choices.back().what += ", v / 2^" + std::to_string(shift_halvings);
+    }
   }
   out.record.separation.shift_used = true;
   Separation sep{SelfAttention<Rational>::identity(), v, std::vector<Rational>(mu.size()), std::move(lifts)};

@@ -204,7 +204,7 @@ def tamper_runs(args, tmp, failures):
 
     moved = case.altered(case.model, away, "hat")
     expect(failures, "placement hat moved away", case.check(model=moved, cert=with_claims_of(case, moved, "hat")), 1,
-           "REFUTED: sequences sequence 2 verdict")
+           "REFUTED: sequences sequence ")  # the sequence whose leader that hat places
 
     def repeat(model):
         model["blocks"].insert(3, model["blocks"][2])

@@ -141,8 +141,10 @@ struct Separation {
 // Phases, each appending its blocks. Separation advances `config` (the exact token positions;
 // a construction-side forward pass that the certificate redoes) by its lifts and returns the
 // shift, which the placement reads through ShiftedTokens; the placement is the last phase that
-// reads token positions.
-Separation build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1);
+// reads token positions. shift_halvings > 0: the drawn shift's v divided by 2^shift_halvings
+// (ConstructionError when that shift leaves two tokens equal).
+Separation build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1,
+                            int shift_halvings = 0);
 // Phase P in two steps. The plan: the shrink (out.record.placement's eps, C, r0), the places
 // (lem:grouped-places), the reading and the leaders (out.record.placement) and each leader's hat
 // half-width; no block yet.

@@ -15,8 +15,9 @@ namespace seqi {
 class LeaderConstruction {
  public:
   // Phase S appended to `out` (seeded by out.record.seed) and Phase P planned; on `threads`
-  // threads of this process only. data and out must outlive the object.
-  LeaderConstruction(const Dataset& data, Construction& out, unsigned threads);
+  // threads of this process only. data and out must outlive the object. shift_halvings: as for
+  // build_separation.
+  LeaderConstruction(const Dataset& data, Construction& out, unsigned threads, int shift_halvings = 0);
   LeaderConstruction(const LeaderConstruction&) = delete;
   LeaderConstruction& operator=(const LeaderConstruction&) = delete;
   ~LeaderConstruction();

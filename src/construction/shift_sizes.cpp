@@ -1,0 +1,70 @@
+// rem:shift-sizes: the leader construction at several sizes of the sequence shift, the lightest kept.
+#include "seqi/construction/shift_sizes.hpp"
+
+#include <string>
+
+namespace seqi {
+
+struct LeaderVariants::Variant {
+  int halvings;
+  Construction out;
+  std::unique_ptr<LeaderConstruction> plan;  // builds into out
+  std::optional<std::string> failure;        // why this size was passed over
+  std::optional<Rational> norm;              // built: its ||theta||^2
+  std::optional<Rational> abandoned_at;      // abandoned at this stored norm
+};
+
+LeaderVariants::LeaderVariants(const Dataset& data, const Construction& empty, unsigned threads) {
+  std::size_t tokens = 0;
+  for (const auto& pair : data.pairs) tokens += pair.input.size();
+  for (int h : shift_halvings()) {
+    auto v = std::make_unique<Variant>(Variant{h, empty, nullptr, std::nullopt, std::nullopt, std::nullopt});
+    try {
+      v->plan = std::make_unique<LeaderConstruction>(data, v->out, threads, h);
+    } catch (const ConstructionError& e) {
+      if (h == 0) throw;
+      v->failure = e.what();
+    }
+    const bool shifted = variants_.empty() ? v->out.record.separation.shift_used : true;
+    variants_.push_back(std::move(v));
+    if (!shifted || tokens > kShiftSizeTokenLimit) break;
+  }
+}
+
+LeaderVariants::~LeaderVariants() = default;
+
+std::optional<Rational> LeaderVariants::finish(const Execution& exec, const std::optional<Rational>& lighter_than) {
+  std::optional<Rational> lightest_abandoned;
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < variants_.size(); ++i) {
+    Variant& v = *variants_[i];
+    if (!v.plan) continue;
+    std::optional<Rational> budget = lighter_than;
+    if (best && (!budget || *variants_[*best]->norm < *budget)) budget = variants_[*best]->norm;
+    v.abandoned_at = v.plan->finish(exec, budget);
+    v.plan.reset();
+    if (v.abandoned_at) {
+      if (!lightest_abandoned || *v.abandoned_at < *lightest_abandoned) lightest_abandoned = v.abandoned_at;
+      continue;
+    }
+    v.norm = exact_norm_sq(v.out.model, exec.threads);  // Phase P stayed under the budget, C and I may not
+    if (!best || *v.norm < *variants_[*best]->norm) best = i;
+  }
+  if (!best) return lightest_abandoned;
+  best_ = *best;
+  if (variants_.size() > 1) {
+    std::string sizes;
+    for (const auto& v : variants_) {
+      sizes += (sizes.empty() ? "" : ", ") + std::string(v->halvings == 0 ? "v" : "v / 2^" + std::to_string(v->halvings)) + " ";
+      sizes += v->failure ? "does not separate" : v->norm ? approx_decimal(*v->norm, 4)
+                                                          : "at least " + approx_decimal(*v->abandoned_at, 4);
+    }
+    variants_[best_]->out.record.choices.push_back(
+        {"sequence shift of the leader construction by least ||theta||^2 (rem:shift-sizes): " + sizes, 1, Integer(0)});
+  }
+  return std::nullopt;
+}
+
+Construction& LeaderVariants::built() { return variants_[best_]->out; }
+
+}  // namespace seqi
