@@ -15,8 +15,7 @@ struct LeaderVariants::Variant {
 };
 
 LeaderVariants::LeaderVariants(const Dataset& data, const Construction& empty, unsigned threads) {
-  std::size_t tokens = 0;
-  for (const auto& pair : data.pairs) tokens += pair.input.size();
+  const bool small = data.total_input_tokens() <= kShiftSizeTokenLimit;
   for (int h : shift_halvings()) {
     auto v = std::make_unique<Variant>(Variant{h, empty, nullptr, std::nullopt, std::nullopt, std::nullopt});
     try {
@@ -25,9 +24,9 @@ LeaderVariants::LeaderVariants(const Dataset& data, const Construction& empty, u
       if (h == 0) throw;
       v->failure = e.what();
     }
-    const bool shifted = variants_.empty() ? v->out.record.separation.shift_used : true;
     variants_.push_back(std::move(v));
-    if (!shifted || tokens > kShiftSizeTokenLimit) break;
+    // The drawn size decides: without a shift every size is the same construction.
+    if (!small || !variants_.front()->out.record.separation.shift_used) break;
   }
 }
 
@@ -55,9 +54,11 @@ std::optional<Rational> LeaderVariants::finish(const Execution& exec, const std:
   if (variants_.size() > 1) {
     std::string sizes;
     for (const auto& v : variants_) {
-      sizes += (sizes.empty() ? "" : ", ") + std::string(v->halvings == 0 ? "v" : "v / 2^" + std::to_string(v->halvings)) + " ";
-      sizes += v->failure ? "does not separate" : v->norm ? approx_decimal(*v->norm, 4)
-                                                          : "at least " + approx_decimal(*v->abandoned_at, 4);
+      const std::string size = v->halvings == 0 ? "v" : "v / 2^" + std::to_string(v->halvings);
+      const std::string norm = v->failure ? "does not separate"
+                               : v->norm  ? approx_decimal(*v->norm, 4)
+                                          : "at least " + approx_decimal(*v->abandoned_at, 4);
+      sizes += (sizes.empty() ? "" : ", ") + size + " " + norm;
     }
     variants_[best_]->out.record.choices.push_back(
         {"sequence shift of the leader construction by least ||theta||^2 (rem:shift-sizes): " + sizes, 1, Integer(0)});

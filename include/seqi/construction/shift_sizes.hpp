@@ -1,9 +1,9 @@
 // The leader construction at a few sizes of lem:separation's sequence shift, the lightest kept
-// (rem:shift-sizes, lem:param-norm). A shift far larger than the tokens' spacing spreads each sequence's tokens
-// into a group of its own, the groups overlap, and the leaders in them have little room
-// (words-300: ||theta||^2 3.9e9 with the drawn v, 7.5e8 with v / 2^9); a small one keeps
-// shared tokens in tight clusters, which costs other data more. Only on small datasets: every
-// size holds its own plan.
+// (rem:shift-sizes, lem:param-norm). A shift far larger than the tokens' spacing spreads each
+// sequence's tokens into a group of its own, the groups overlap, and the leaders in them have
+// little room (words-300: ||theta||^2 3.9e9 with the drawn v, 8.3e8 with v / 2^12); a small one
+// keeps shared tokens in tight clusters, which costs other data more. Only on small datasets:
+// every size holds its own plan.
 #pragma once
 #include <cstddef>
 #include <memory>
