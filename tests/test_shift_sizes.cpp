@@ -21,19 +21,19 @@ using namespace seqi;
 
 namespace {
 
-// The exact ||theta||^2 of the leader construction with v / 2^h, built alone; nullopt when that
-// size leaves two tokens equal.
+// The exact ||theta||^2 of the leader construction with v / 2^h, built alone (Phase S of its own);
+// nullopt when that size leaves two tokens equal.
 std::optional<Rational> norm_at(const Dataset& data, std::uint64_t seed, int h) {
-  Construction out;
-  out.model.dimension = data.dimension;
-  out.record.seed = seed;
+  Construction empty;
+  empty.model.dimension = data.dimension;
+  empty.record.seed = seed;
   try {
-    LeaderConstruction plan(data, out, 1, h);
-    plan.finish(Execution{});
+    LeaderVariants alone(data, empty, 1, {h});
+    alone.finish(Execution{});
+    return exact_norm_sq(alone.built().model);
   } catch (const ConstructionError&) {
     return std::nullopt;
   }
-  return exact_norm_sq(out.model);
 }
 
 const ChoiceLog* sizes_choice(const Construction& built) {

@@ -1,5 +1,6 @@
 #include "seqi/construction/leader_construction.hpp"
 
+#include <memory>
 #include <string>
 
 #include "seqi/construction/grouped_places.hpp"
@@ -29,11 +30,24 @@ std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Const
 
 }  // namespace
 
-LeaderConstruction::LeaderConstruction(const Dataset& data, Construction& out, unsigned threads, int shift_halvings)
-    : data_(data), out_(out), rng_(out.record.seed), config_(inputs_of(data, threads)),
-      sep_(build_separation(config_, rng_, out, threads, shift_halvings)), phase_s_norm_(exact_norm_sq(out.model, threads)) {
-  tokens_ = std::make_unique<ShiftedTokens>(data, config_, out.record.separation.lifts > 0, sep_.v, sep_.s);
-  plateaus_ = with_lift_plateaus(data, sep_, out);
+PhaseS build_phase_s(const Dataset& data, const Construction& empty, unsigned threads,
+                     const std::vector<int>& halvings) {
+  auto config = std::make_shared<TokenState>(inputs_of(data, threads));
+  PhaseS phase{nullptr, Rng(empty.record.seed), empty, Rational(0), 0, 0, {}};
+  phase.sizes = build_separation(*config, phase.rng, phase.out, threads, halvings);
+  if (!phase.sizes.front())
+    throw ConstructionError("the shift with v / 2^" + std::to_string(halvings.front()) + " leaves two tokens equal");
+  phase.config = std::move(config);
+  if (phase.out.record.separation.shift_used) phase.shift_choice = phase.out.record.choices.size() - 1;
+  phase.norm = exact_norm_sq(phase.out.model, threads);
+  phase.plateaus = with_lift_plateaus(data, *phase.sizes.front(), phase.out);
+  return phase;
+}
+
+LeaderConstruction::LeaderConstruction(const Dataset& data, const PhaseS& phase, const Separation& sep,
+                                       Construction& out, unsigned threads)
+    : data_(data), phase_(phase), sep_(sep), out_(out), rng_(phase.rng) {
+  tokens_ = std::make_unique<ShiftedTokens>(data, *phase.config, out.record.separation.lifts > 0, sep.v, sep.s);
   plan_ = plan_placement(data, *tokens_, rng_, out, threads);
 }
 
@@ -42,11 +56,11 @@ LeaderConstruction::~LeaderConstruction() = default;
 std::optional<Rational> LeaderConstruction::finish(const Execution& exec, const std::optional<Rational>& lighter_than) {
   std::optional<Rational> budget;  // what Phase P may add
   if (lighter_than) {
-    if (phase_s_norm_ >= *lighter_than) return phase_s_norm_;
-    budget = *lighter_than - phase_s_norm_;
+    if (phase_.norm >= *lighter_than) return phase_.norm;
+    budget = *lighter_than - phase_.norm;
   }
-  if (auto placed = add_placement_hats(*tokens_, sep_.shift, plan_, plateaus_, exec, budget, out_))
-    return phase_s_norm_ + *placed;  // at least this: ||theta||^2 only grows with blocks
+  if (auto placed = add_placement_hats(*tokens_, sep_.shift, plan_, phase_.plateaus, exec, budget, out_))
+    return phase_.norm + *placed;  // at least this: ||theta||^2 only grows with blocks
   build_collapse_and_interpolation(data_, rng_, out_);  // every unit is built balanced (lem:relu-rescaling)
   return std::nullopt;
 }

@@ -119,9 +119,10 @@ HatMove lift_one_point(TokenState& c, const Point& q, Rng& rng, Construction& ou
 
 }  // namespace
 
-Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads, int shift_halvings) {
+std::vector<std::optional<Separation>> build_separation(TokenState& c, Rng& rng, Construction& out, unsigned threads,
+                                                        const std::vector<int>& halvings) {
   auto groups = shared_points(c, threads);
-  if (groups.empty()) return {SelfAttention<Rational>::identity(), {}, {}, {}};
+  if (groups.empty()) return {Separation{SelfAttention<Rational>::identity(), {}, {}, {}}};
   const auto owner = c.owners();
   auto mu = sequence_means(c, threads);
   std::vector<HatMove> lifts;
@@ -130,28 +131,30 @@ Separation build_separation(TokenState& c, Rng& rng, Construction& out, unsigned
     groups = shared_points(c, threads);
     mu = sequence_means(c, threads);
   }
+  out.record.separation.shift_used = true;
+  std::vector<Rational> s(mu.size());
   // Shift x -> x + v (f . mean_j): all tokens pairwise distinct afterwards (lem:separation).
   const int d = static_cast<int>(c.tokens.front().size());
   Point f, v;
-  {
-    const SeparatingShift shift_of(c.tokens, owner, mu, threads);  // reads c.tokens until the choice is made
-    choose_generic("shift (f, v)", 4, [&](const Integer& range) {
-      f = rng.integer_vector(d, range);
-      v = rng.integer_vector(d, Integer(4));  // only f must widen to separate the means (lem:shift-size)
-      return !v.isZero() && shift_of.separates(f, v);
-    }, out.record.choices);
-    if (shift_halvings > 0) {  // a smaller shift of the same direction (rem:shift-sizes)
-      v *= pow2(-shift_halvings);
-      if (!shift_of.separates(f, v))
-        throw ConstructionError("the shift with v / 2^" + std::to_string(shift_halvings) + " leaves two tokens equal");
-      out.record.choices.back().what += ", v / 2^" + std::to_string(shift_halvings);
+  const SeparatingShift shift_of(c.tokens, owner, mu, threads);  // reads c.tokens, unchanged from here
+  choose_generic("shift (f, v)", 4, [&](const Integer& range) {
+    f = rng.integer_vector(d, range);
+    v = rng.integer_vector(d, Integer(4));  // only f must widen to separate the means (lem:shift-size)
+    return !v.isZero() && shift_of.separates(f, v);
+  }, out.record.choices);
+  for_each_index(mu.size(), threads, [&](std::size_t j) { s[j] = dot(f, mu[j]); });
+  std::vector<std::optional<Separation>> sizes;
+  for (int h : halvings) {
+    const Point vh = v * pow2(-h);  // a smaller shift of the same direction (rem:shift-sizes)
+    if (h > 0 && !shift_of.separates(f, vh)) {
+      sizes.emplace_back();
+      continue;
     }
+    Separation sep{SelfAttention<Rational>::identity(), vh, s, lifts};
+    sep.shift.V = StructuredMatrix<Rational>::rank_one(vh, f);
+    sizes.emplace_back(std::move(sep));
   }
-  out.record.separation.shift_used = true;
-  Separation sep{SelfAttention<Rational>::identity(), v, std::vector<Rational>(mu.size()), std::move(lifts)};
-  sep.shift.V = StructuredMatrix<Rational>::rank_one(v, f);
-  for_each_index(mu.size(), threads, [&](std::size_t j) { sep.s[j] = dot(f, mu[j]); });
-  return sep;
+  return sizes;
 }
 
 }  // namespace seqi

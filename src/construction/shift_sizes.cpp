@@ -2,6 +2,7 @@
 #include "seqi/construction/shift_sizes.hpp"
 
 #include <string>
+#include <vector>
 
 namespace seqi {
 
@@ -14,19 +15,33 @@ struct LeaderVariants::Variant {
   std::optional<Rational> abandoned_at;      // abandoned at this stored norm
 };
 
-LeaderVariants::LeaderVariants(const Dataset& data, const Construction& empty, unsigned threads) {
-  const bool small = data.total_input_tokens() <= kShiftSizeTokenLimit;
-  for (int h : shift_halvings()) {
-    auto v = std::make_unique<Variant>(Variant{h, empty, nullptr, std::nullopt, std::nullopt, std::nullopt});
-    try {
-      v->plan = std::make_unique<LeaderConstruction>(data, v->out, threads, h);
-    } catch (const ConstructionError& e) {
-      if (h == 0) throw;
-      v->failure = e.what();
+namespace {
+
+std::vector<int> sizes_to_try(const Dataset& data, const std::vector<int>& halvings) {
+  if (data.total_input_tokens() <= kShiftSizeTokenLimit) return halvings;
+  return {halvings.front()};
+}
+
+}  // namespace
+
+LeaderVariants::LeaderVariants(const Dataset& data, const Construction& empty, unsigned threads,
+                               const std::vector<int>& halvings)
+    : phase_(build_phase_s(data, empty, threads, sizes_to_try(data, halvings))) {
+  for (std::size_t i = 0; i < phase_.sizes.size(); ++i) {  // one size without a shift
+    const int h = halvings[i];
+    auto v = std::make_unique<Variant>(Variant{h, phase_.out, nullptr, std::nullopt, std::nullopt, std::nullopt});
+    if (!phase_.sizes[i]) {
+      v->failure = "does not separate";
+    } else {
+      if (h > 0) v->out.record.choices[phase_.shift_choice].what += ", v / 2^" + std::to_string(h);
+      try {
+        v->plan = std::make_unique<LeaderConstruction>(data, phase_, *phase_.sizes[i], v->out, threads);
+      } catch (const ConstructionError& e) {
+        if (i == 0) throw;
+        v->failure = std::string("not built (") + e.what() + ")";
+      }
     }
     variants_.push_back(std::move(v));
-    // The drawn size decides: without a shift every size is the same construction.
-    if (!small || !variants_.front()->out.record.separation.shift_used) break;
   }
 }
 
@@ -55,7 +70,7 @@ std::optional<Rational> LeaderVariants::finish(const Execution& exec, const std:
     std::string sizes;
     for (const auto& v : variants_) {
       const std::string size = v->halvings == 0 ? "v" : "v / 2^" + std::to_string(v->halvings);
-      const std::string norm = v->failure ? "does not separate"
+      const std::string norm = v->failure ? *v->failure
                                : v->norm  ? approx_decimal(*v->norm, 4)
                                           : "at least " + approx_decimal(*v->abandoned_at, 4);
       sizes += (sizes.empty() ? "" : ", ") + size + " " + norm;

@@ -141,10 +141,11 @@ struct Separation {
 // Phases, each appending its blocks. Separation advances `config` (the exact token positions;
 // a construction-side forward pass that the certificate redoes) by its lifts and returns the
 // shift, which the placement reads through ShiftedTokens; the placement is the last phase that
-// reads token positions. shift_halvings > 0: the drawn shift's v divided by 2^shift_halvings
-// (ConstructionError when that shift leaves two tokens equal).
-Separation build_separation(TokenState& config, Rng& rng, Construction& out, unsigned threads = 1,
-                            int shift_halvings = 0);
+// reads token positions. The shift at several sizes (rem:shift-sizes): the lifts and the draw of
+// (f, v) are made once, then one entry per h in `halvings` with v / 2^h, nullopt where that shift
+// leaves two tokens equal. Without a shared token: one entry, the identity, whatever `halvings`.
+std::vector<std::optional<Separation>> build_separation(TokenState& config, Rng& rng, Construction& out,
+                                                        unsigned threads = 1, const std::vector<int>& halvings = {0});
 // Phase P in two steps. The plan: the shrink (out.record.placement's eps, C, r0), the places
 // (lem:grouped-places), the reading and the leaders (out.record.placement) and each leader's hat
 // half-width; no block yet.

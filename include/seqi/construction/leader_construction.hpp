@@ -1,23 +1,40 @@
-// Phases S, P, C and I (the leader construction) in two steps. The first builds Phase S and
-// plans Phase P (the shrink, the places, the reading and the leaders: most of the work at scale);
+// Phases S, P, C and I (the leader construction) in two steps. The first builds Phase S (once for
+// every shift size, build_phase_s) and plans Phase P (the shrink, the places, the reading and the leaders: most of the work at scale);
 // the second builds the placement hats and phases C and I. So the plan can be made before the
 // norm it must undercut is known (lem:mean-collapse's comparison), on another process's time.
 #pragma once
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "seqi/construction/construction.hpp"
 #include "seqi/construction/shifted_tokens.hpp"
 
 namespace seqi {
 
+// Phase S as the leader constructions at every shift size share it (rem:shift-sizes).
+struct PhaseS {
+  std::shared_ptr<const TokenState> config;      // the exact tokens after the lifts
+  Rng rng;                                       // after Phase S's draws
+  Construction out;                              // Phase S's lift blocks (their plateaus set) and choices
+  Rational norm;                                 // out.model's ||theta||^2 before any lift carries its plateau
+  std::size_t plateaus = 0;                      // placement hats after the shrink that carry one (lem:plateau-hat)
+  std::size_t shift_choice = 0;                  // index of the shift's draw in out.record.choices
+  std::vector<std::optional<Separation>> sizes;  // build_separation's, one per halving; the first is set
+};
+
+// Phase S appended to a copy of `empty` (seeded by empty.record.seed), on `threads` threads of this
+// process. Throws ConstructionError when the first halving's shift leaves two tokens equal.
+PhaseS build_phase_s(const Dataset& data, const Construction& empty, unsigned threads,
+                     const std::vector<int>& halvings = {0});
+
 class LeaderConstruction {
  public:
-  // Phase S appended to `out` (seeded by out.record.seed) and Phase P planned; on `threads`
-  // threads of this process only. data and out must outlive the object. shift_halvings: as for
-  // build_separation.
-  LeaderConstruction(const Dataset& data, Construction& out, unsigned threads, int shift_halvings = 0);
+  // Phase P planned for the shift `sep` (one of phase.sizes) into `out`, a copy of phase.out; on
+  // `threads` threads of this process only. data, phase and out must outlive the object.
+  LeaderConstruction(const Dataset& data, const PhaseS& phase, const Separation& sep, Construction& out,
+                     unsigned threads);
   LeaderConstruction(const LeaderConstruction&) = delete;
   LeaderConstruction& operator=(const LeaderConstruction&) = delete;
   ~LeaderConstruction();
@@ -31,13 +48,11 @@ class LeaderConstruction {
 
  private:
   const Dataset& data_;
+  const PhaseS& phase_;
+  const Separation& sep_;
   Construction& out_;
   Rng rng_;
-  TokenState config_;  // the exact tokens after Phase S's lifts
-  Separation sep_;
-  Rational phase_s_norm_;  // before any lift carries its plateau
-  std::unique_ptr<ShiftedTokens> tokens_;  // reads data_ and config_
-  std::size_t plateaus_ = 0;  // placement hats after the shrink that carry one (lem:plateau-hat)
+  std::unique_ptr<ShiftedTokens> tokens_;  // reads data_ and phase_.config
   PlacementPlan plan_;
 };
 

@@ -25,11 +25,13 @@ inline const std::vector<int>& shift_halvings() {
 
 class LeaderVariants {
  public:
-  // Phase S and the plan of Phase P for every size (seeded by empty.record.seed; `empty`: the
-  // construction so far, no block). A size whose shift does not keep the tokens distinct is
-  // passed over; without a shift (no token in two sequences) there is one size. Throws the drawn
+  // Phase S once and the plan of Phase P for every size v / 2^h, h in `halvings` (seeded by
+  // empty.record.seed; `empty`: the construction so far, no block); only the first size on
+  // datasets above kShiftSizeTokenLimit. A size whose shift does not keep the tokens distinct is
+  // passed over; without a shift (no token in two sequences) there is one size. Throws the first
   // size's ConstructionError when it fails.
-  LeaderVariants(const Dataset& data, const Construction& empty, unsigned threads);
+  LeaderVariants(const Dataset& data, const Construction& empty, unsigned threads,
+                 const std::vector<int>& halvings = shift_halvings());
   ~LeaderVariants();
   LeaderVariants(const LeaderVariants&) = delete;
   LeaderVariants& operator=(const LeaderVariants&) = delete;
@@ -43,6 +45,7 @@ class LeaderVariants {
 
  private:
   struct Variant;
+  PhaseS phase_;
   std::vector<std::unique_ptr<Variant>> variants_;
   std::size_t best_ = 0;
 };
