@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "seqi/core/parallel.hpp"
+
 namespace seqi {
 
 struct LeaderVariants::Variant {
@@ -30,19 +32,24 @@ LeaderVariants::LeaderVariants(const Dataset& data, const Construction& empty, u
   for (std::size_t i = 0; i < phase_.sizes.size(); ++i) {  // one size without a shift
     const int h = halvings[i];
     auto v = std::make_unique<Variant>(Variant{h, phase_.out, nullptr, std::nullopt, std::nullopt, std::nullopt});
-    if (!phase_.sizes[i]) {
-      v->failure = "does not separate";
-    } else {
-      if (h > 0) v->out.record.choices[phase_.shift_choice].what += ", v / 2^" + std::to_string(h);
-      try {
-        v->plan = std::make_unique<LeaderConstruction>(data, phase_, *phase_.sizes[i], v->out, threads);
-      } catch (const ConstructionError& e) {
-        if (i == 0) throw;
-        v->failure = std::string("not built (") + e.what() + ")";
-      }
-    }
+    if (!phase_.sizes[i]) v->failure = "does not separate";
+    if (h > 0) v->out.record.choices[phase_.shift_choice].what += ", v / 2^" + std::to_string(h);
     variants_.push_back(std::move(v));
   }
+  // The sizes' plans are independent (each from its copy of Phase S's state): one size per
+  // thread when there are several, else the one size on every thread.
+  const std::size_t n = variants_.size();
+  const unsigned per_plan = n > 1 ? 1 : threads;
+  for_each_index(n, threads, [&](std::size_t i) {
+    Variant& v = *variants_[i];
+    if (v.failure) return;
+    try {
+      v.plan = std::make_unique<LeaderConstruction>(data, phase_, *phase_.sizes[i], v.out, per_plan);
+    } catch (const ConstructionError& e) {
+      if (i == 0) throw;
+      v.failure = std::string("not built (") + e.what() + ")";
+    }
+  });
 }
 
 LeaderVariants::~LeaderVariants() = default;
