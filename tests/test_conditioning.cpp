@@ -18,6 +18,7 @@
 #include "seqi/construction/balance_units.hpp"
 #include "seqi/construction/conditioning_choice.hpp"
 #include "seqi/construction/hats.hpp"
+#include "seqi/construction/isolation.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/hypotheses.hpp"
 #include "seqi/io/random_dataset.hpp"
@@ -112,6 +113,30 @@ BOOST_AUTO_TEST_CASE(reading_gaps_and_most_isolated_leaders) {
   BOOST_REQUIRE(leaders.size() == 2u);
   BOOST_TEST((leaders[0] == std::vector<std::size_t>{0, 1}));  // tie 1 = 1: input order
   BOOST_TEST((leaders[1] == std::vector<std::size_t>{4}));
+}
+
+// lem:hat's isolation against a brute-force minimum over the points that are not q.
+BOOST_AUTO_TEST_CASE(isolation_gap_is_the_least_distance_to_another_reading) {
+  Rng rng(base_seed() + 7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + rng.next() % 12;
+    std::vector<Rational> t;
+    std::vector<bool> is_q;
+    for (std::size_t i = 0; i < n; ++i) {
+      is_q.push_back(rng.next() % 4 == 0);
+      t.push_back(is_q.back() ? Rational(3, 2) : Rational(static_cast<long>(rng.next() % 41) - 20, 8));
+    }
+    std::optional<Rational> expect = Rational(1);
+    for (std::size_t i = 0; i < n && expect; ++i) {
+      if (is_q[i]) continue;
+      const Rational dist = abs(t[i] - Rational(3, 2));
+      if (dist == 0) expect = std::nullopt;
+      else if (dist < *expect) expect = dist;
+    }
+    const auto gap = isolation_gap(t, Rational(3, 2), [&](std::size_t i) { return bool(is_q[i]); });
+    BOOST_TEST(gap.has_value() == expect.has_value(), "trial " << trial);
+    if (gap && expect) BOOST_TEST(*gap == *expect, "trial " << trial);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(smallest_relative_gap_is_gap_over_magnitude) {

@@ -2,13 +2,13 @@
 
 namespace seqi {
 
-std::optional<Rational> isolation_gap(const Point& r, const std::vector<Point>& pts, const Point& q) {
-  const Rational t_q = dot(r, q);
+std::optional<Rational> isolation_gap(const std::vector<Rational>& t, const Rational& t_q,
+                                      const std::function<bool(std::size_t)>& is_q) {
   Rational gap = 1;
-  for (const auto& x : pts) {
-    Rational dist = abs(dot(r, x) - t_q);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    Rational dist = abs(t[i] - t_q);
     if (dist >= gap) continue;
-    if (equal_points(x, q)) continue;
+    if (is_q(i)) continue;
     if (dist == 0) return std::nullopt;
     gap = dist;
   }

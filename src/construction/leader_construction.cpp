@@ -32,7 +32,7 @@ std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Const
 
 PhaseS build_phase_s(const Dataset& data, const Construction& empty, unsigned threads,
                      const std::vector<int>& halvings) {
-  auto config = std::make_shared<TokenState>(inputs_of(data, threads));
+  auto config = std::make_shared<LiftedInputs>(data, threads);
   PhaseS phase{nullptr, Rng(empty.record.seed), empty, Rational(0), 0, 0, {}};
   phase.sizes = build_separation(*config, phase.rng, phase.out, threads, halvings);
   if (!phase.sizes.front())
@@ -47,7 +47,7 @@ PhaseS build_phase_s(const Dataset& data, const Construction& empty, unsigned th
 LeaderConstruction::LeaderConstruction(const Dataset& data, const PhaseS& phase, const Separation& sep,
                                        Construction& out, unsigned threads)
     : data_(data), phase_(phase), sep_(sep), out_(out), rng_(phase.rng) {
-  tokens_ = std::make_unique<ShiftedTokens>(data, *phase.config, out.record.separation.lifts > 0, sep.v, sep.s);
+  tokens_ = std::make_unique<ShiftedTokens>(*phase.config, sep.v, sep.s);
   plan_ = plan_placement(data, *tokens_, rng_, out, threads);
 }
 

@@ -11,12 +11,18 @@ namespace seqi {
 
 SeparatingShift::SeparatingShift(const std::vector<Point>& tokens, const std::vector<std::size_t>& owner,
                                  const std::vector<Point>& mu, unsigned threads)
-    : tokens_(tokens), owner_(owner), mu_(mu), threads_(threads) {
-  if (tokens.empty()) return;
-  weights_ = residue_weights(static_cast<std::size_t>(tokens.front().size()));
-  auto key = weighted_residues(weights_, tokens, threads);
-  hashed_ = key.has_value();
-  if (key) token_residue_ = std::move(*key);
+    : SeparatingShift(tokens.size(), [&tokens](std::size_t i) { return tokens[i]; },
+                      tokens.empty() ? std::nullopt
+                                     : weighted_residues(residue_weights(static_cast<std::size_t>(tokens.front().size())),
+                                                         tokens, threads),
+                      owner, mu, threads) {}
+
+SeparatingShift::SeparatingShift(std::size_t n, std::function<Point(std::size_t)> token,
+                                 std::optional<std::vector<std::uint64_t>> residues,
+                                 const std::vector<std::size_t>& owner, const std::vector<Point>& mu, unsigned threads)
+    : n_(n), token_(std::move(token)), owner_(owner), mu_(mu), threads_(threads),
+      token_residue_(std::move(residues)) {
+  if (n_ > 0) weights_ = residue_weights(static_cast<std::size_t>(mu.front().size()));
 }
 
 void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& owner, const std::vector<Point>& mu,
@@ -38,7 +44,10 @@ void shift_tokens(std::vector<Point>& tokens, const std::vector<std::size_t>& ow
 }
 
 std::vector<Point> SeparatingShift::shifted(const Point& f, const Point& v) const {
-  std::vector<Point> out = tokens_;
+  std::vector<Point> out(n_);
+  for_each_chunk(n_, threads_, [&](std::size_t, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) out[i] = token_(i);
+  });
   shift_tokens(out, owner_, mu_, f, v, threads_);
   return out;
 }
@@ -48,8 +57,9 @@ bool SeparatingShift::separates(const Point& f, const Point& v) const {
   // shifted tokens have equal residues, so only runs of equal residues are compared exactly.
   // Fallback when p divides a denominator: sort all shifted tokens.
   const auto by_sorting = [&] { return !find_equal_pair(shifted(f, v)).has_value(); };
+  if (n_ == 0) return true;
   const auto hv = weighted_residue(weights_, v);
-  if (!hashed_ || !hv) return by_sorting();
+  if (!token_residue_ || !hv) return by_sorting();
   std::vector<std::uint64_t> f_weights;
   for (Eigen::Index c = 0; c < f.size(); ++c) {
     const auto r = residue(f[c]);
@@ -58,15 +68,15 @@ bool SeparatingShift::separates(const Point& f, const Point& v) const {
   }
   const auto s = weighted_residues(f_weights, mu_, threads_);  // residues of f . mu_j
   if (!s) return by_sorting();
-  std::vector<std::uint64_t> key(tokens_.size());
-  for (std::size_t i = 0; i < key.size(); ++i) key[i] = add_mod(token_residue_[i], mul_mod((*s)[owner_[i]], *hv));
+  std::vector<std::uint64_t> key(n_);
+  for (std::size_t i = 0; i < key.size(); ++i) key[i] = add_mod((*token_residue_)[i], mul_mod((*s)[owner_[i]], *hv));
   std::vector<std::optional<Rational>> exact_s(mu_.size());
   for (const auto& run : equal_key_runs(key)) {
     std::vector<Point> pts;
     for (std::size_t i : run) {
       auto& sj = exact_s[owner_[i]];
       if (!sj) sj = dot(f, mu_[owner_[i]]);
-      pts.push_back(tokens_[i] + v * *sj);
+      pts.push_back(token_(i) + v * *sj);
     }
     if (find_equal_pair(pts)) return false;
   }

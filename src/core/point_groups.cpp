@@ -11,23 +11,29 @@
 namespace seqi {
 namespace {
 
-// Splits `members` (ascending indices) into groups of >= 2 equal points, appended to out.
-void append_equal_classes(const std::vector<Point>& pts, std::vector<std::size_t> members,
-                          std::vector<std::vector<std::size_t>>& out) {
+// Splits `members` (ascending indices) into groups of >= 2 equal points, appended to out with
+// the point of each.
+void append_equal_classes(const std::function<Point(std::size_t)>& point, std::vector<std::size_t> members,
+                          std::vector<std::pair<Point, std::vector<std::size_t>>>& out) {
   if (members.size() < 2) return;
+  std::vector<Point> pts;  // pts[k] is point members[k]
+  for (std::size_t i : members) pts.push_back(point(i));
   // Common case: the whole run is one point (no sort needed).
-  if (std::all_of(members.begin() + 1, members.end(),
-                  [&](std::size_t i) { return equal_points(pts[members.front()], pts[i]); })) {
-    out.push_back(std::move(members));
+  if (std::all_of(pts.begin() + 1, pts.end(), [&](const Point& x) { return equal_points(pts.front(), x); })) {
+    out.emplace_back(std::move(pts.front()), std::move(members));
     return;
   }
-  std::stable_sort(members.begin(), members.end(),
-                   [&](std::size_t a, std::size_t b) { return lex_less(pts[a], pts[b]); });
-  for (std::size_t k = 0; k < members.size();) {
+  std::vector<std::size_t> order(members.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return lex_less(pts[a], pts[b]); });
+  for (std::size_t k = 0; k < order.size();) {
     std::size_t e = k + 1;
-    while (e < members.size() && equal_points(pts[members[k]], pts[members[e]])) ++e;
-    if (e - k >= 2) out.emplace_back(members.begin() + static_cast<std::ptrdiff_t>(k),
-                                     members.begin() + static_cast<std::ptrdiff_t>(e));
+    while (e < order.size() && equal_points(pts[order[k]], pts[order[e]])) ++e;
+    if (e - k >= 2) {
+      std::vector<std::size_t> group;
+      for (std::size_t t = k; t < e; ++t) group.push_back(members[order[t]]);
+      out.emplace_back(pts[order[k]], std::move(group));
+    }
     k = e;
   }
 }
@@ -67,19 +73,25 @@ std::vector<std::vector<std::size_t>> equal_key_runs(const std::vector<std::uint
 }
 
 std::vector<std::vector<std::size_t>> equal_point_groups(const std::vector<Point>& pts, unsigned threads) {
-  std::vector<std::vector<std::size_t>> groups;
-  if (pts.empty()) return groups;
-  const auto key = weighted_residues(residue_weights(static_cast<std::size_t>(pts.front().size())), pts, threads);
+  if (pts.empty()) return {};
+  return equal_point_groups(pts.size(),
+                            weighted_residues(residue_weights(static_cast<std::size_t>(pts.front().size())), pts, threads),
+                            [&](std::size_t i) { return pts[i]; });
+}
+
+std::vector<std::vector<std::size_t>> equal_point_groups(std::size_t n, const std::optional<std::vector<std::uint64_t>>& key,
+                                                         const std::function<Point(std::size_t)>& point) {
+  std::vector<std::pair<Point, std::vector<std::size_t>>> found;
   if (!key) {  // p divides a denominator: every point is one candidate run
-    std::vector<std::size_t> all(pts.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    append_equal_classes(pts, std::move(all), groups);
-    return groups;
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    append_equal_classes(point, std::move(all), found);
+  } else {
+    for (auto& run : equal_key_runs(*key)) append_equal_classes(point, std::move(run), found);
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return lex_less(a.first, b.first); });
   }
-  for (auto& run : equal_key_runs(*key)) append_equal_classes(pts, std::move(run), groups);
-  std::sort(groups.begin(), groups.end(), [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
-    return lex_less(pts[a.front()], pts[b.front()]);
-  });
+  std::vector<std::vector<std::size_t>> groups;
+  for (auto& g : found) groups.push_back(std::move(g.second));
   return groups;
 }
 

@@ -3,6 +3,8 @@
 #include <limits>
 #include <numeric>
 
+#include "seqi/numbers/residue.hpp"
+
 namespace seqi {
 namespace {
 
@@ -80,6 +82,29 @@ std::optional<std::pair<std::vector<std::int64_t>, Integer>> integer_numerators(
     num.push_back(n.convert_to<std::int64_t>());
   }
   return std::pair{std::move(num), std::move(den)};
+}
+
+bool TokenSequence::weighted_residues(const std::vector<std::uint64_t>& w, std::uint64_t* out) const {
+  if (fallback_ || static_cast<Eigen::Index>(w.size()) != d_) return false;
+  const std::uint64_t den = static_cast<std::uint64_t>(den_) % kResidueModulus;
+  if (den == 0) return false;
+  const std::uint64_t inverse = inverse_mod(den);  // num/den -> num * den^-1 mod p, the ring map
+  const auto d = static_cast<std::size_t>(d_);
+  return num_.with_data([&](const auto* n) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      std::uint64_t acc = 0;
+      for (std::size_t c = 0; c < d; ++c) {
+        const std::int64_t x = n[i * d + c];
+        if (x == 0) continue;
+        // |x| without overflow at INT64_MIN, then the residue of -|x| when x < 0.
+        const std::uint64_t mag = (x > 0 ? static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(-(x + 1)) + 1) %
+                                  kResidueModulus;
+        acc = add_mod(acc, mul_mod(w[c], x > 0 || mag == 0 ? mag : kResidueModulus - mag));
+      }
+      out[i] = mul_mod(acc, inverse);
+    }
+    return true;
+  });
 }
 
 bool TokenSequence::mean(Point& out) const {

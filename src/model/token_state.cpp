@@ -5,7 +5,7 @@
 namespace seqi {
 
 std::vector<std::size_t> TokenState::owners() const {
-  std::vector<std::size_t> owner(tokens.size());
+  std::vector<std::size_t> owner(begin.back());
   for (std::size_t j = 0; j < sequences(); ++j)
     for (std::size_t i = begin[j]; i < begin[j + 1]; ++i) owner[i] = j;
   return owner;

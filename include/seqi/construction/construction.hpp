@@ -144,7 +144,7 @@ struct Separation {
 // reads token positions. The shift at several sizes (rem:shift-sizes): the lifts and the draw of
 // (f, v) are made once, then one entry per h in `halvings` with v / 2^h, nullopt where that shift
 // leaves two tokens equal. Without a shared token: one entry, the identity, whatever `halvings`.
-std::vector<std::optional<Separation>> build_separation(TokenState& config, Rng& rng, Construction& out,
+std::vector<std::optional<Separation>> build_separation(LiftedInputs& config, Rng& rng, Construction& out,
                                                         unsigned threads = 1, const std::vector<int>& halvings = {0});
 // Phase P in two steps. The plan: the shrink (out.record.placement's eps, C, r0), the places
 // (lem:grouped-places), the reading and the leaders (out.record.placement) and each leader's hat

@@ -15,7 +15,7 @@ namespace seqi {
 
 // Phase S as the leader constructions at every shift size share it (rem:shift-sizes).
 struct PhaseS {
-  std::shared_ptr<const TokenState> config;      // the exact tokens after the lifts
+  std::shared_ptr<const LiftedInputs> config;    // the tokens after the lifts
   Rng rng;                                       // after Phase S's draws
   Construction out;                              // Phase S's lift blocks (their plateaus set) and choices
   Rational norm;                                 // out.model's ||theta||^2 before any lift carries its plateau

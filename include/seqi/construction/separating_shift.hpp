@@ -5,6 +5,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "seqi/numbers/rational.hpp"
@@ -22,6 +24,12 @@ class SeparatingShift {
   // threads: for the residues of the tokens and of the means; no result depends on it.
   SeparatingShift(const std::vector<Point>& tokens, const std::vector<std::size_t>& owner,
                   const std::vector<Point>& mu, unsigned threads = 1);
+  // n tokens given by token(i), with their residues weighted_residue(residue_weights(d), token i)
+  // (nullopt: p divides some denominator). token(i) is called only for tokens whose shifted
+  // residues agree with another's, or for all when residues are missing.
+  SeparatingShift(std::size_t n, std::function<Point(std::size_t)> token,
+                  std::optional<std::vector<std::uint64_t>> residues, const std::vector<std::size_t>& owner,
+                  const std::vector<Point>& mu, unsigned threads = 1);
 
   // x_i + v (f . mu_owner[i]) for every token i.
   std::vector<Point> shifted(const Point& f, const Point& v) const;
@@ -30,12 +38,13 @@ class SeparatingShift {
   bool separates(const Point& f, const Point& v) const;
 
  private:
-  const std::vector<Point>& tokens_;
+  std::size_t n_;
+  std::function<Point(std::size_t)> token_;
   const std::vector<std::size_t>& owner_;
   const std::vector<Point>& mu_;
   unsigned threads_;
-  std::vector<std::uint64_t> weights_, token_residue_;
-  bool hashed_ = true;  // false when p divides a token's denominator: exact sort instead
+  std::vector<std::uint64_t> weights_;
+  std::optional<std::vector<std::uint64_t>> token_residue_;  // nullopt: exact sort instead
 };
 
 }  // namespace seqi

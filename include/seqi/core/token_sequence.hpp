@@ -73,6 +73,10 @@ class TokenSequence {
   bool integer_dot(std::size_t i, const std::vector<std::int64_t>& r, Rational& out) const;
   // |token i|^2 exactly; false (out unchanged) as for integer_dot.
   bool norm_sq(std::size_t i, Rational& out) const;
+  // weighted_residue(w, token i) (numbers/residue.hpp) into out[i] for every token, from the
+  // int64 numerators; false (out unchanged) when the sequence is not compact, w.size() != d or
+  // p divides the common denominator: then take the residues of the decoded tokens instead.
+  bool weighted_residues(const std::vector<std::uint64_t>& w, std::uint64_t* out) const;
   // The mean of the tokens exactly, summed on the int64 numerators; false (out unchanged) when
   // the sequence is empty or not compact: then sum the decoded tokens instead.
   bool mean(Point& out) const;

@@ -7,13 +7,14 @@
 
 namespace seqi {
 
-// Sequence j owns tokens [begin[j], begin[j+1]).
+// Sequence j owns tokens [begin[j], begin[j+1]). tokens is empty where a TokenState describes only
+// the layout (ShiftedTokens::layout); otherwise tokens.size() == begin.back().
 struct TokenState {
   std::vector<Point> tokens;
   std::vector<std::size_t> begin{0};
   std::size_t sequences() const { return begin.size() - 1; }
   std::size_t size_of(std::size_t j) const { return begin[j + 1] - begin[j]; }
-  // Sequence index owning each token.
+  // Sequence index owning each token (begin.back() entries).
   std::vector<std::size_t> owners() const;
 };
 
