@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -186,6 +187,33 @@ Construction built_by_owner(std::vector<std::optional<Construction>>& trials, st
   return trials[chosen] ? std::move(*trials[chosen]) : construction_from_bytes(bytes[chosen]);
 }
 
+// The lightest candidate built so far on this process (candidates may finish on several threads
+// at once): a candidate that can no longer be kept frees its model at once, so at most one built
+// model besides those being built is alive. Kept: least norm, then least candidate index, as
+// build_mean_collapse chooses.
+class LightestTrial {
+ public:
+  explicit LightestTrial(std::vector<std::optional<Construction>>& trials) : trials_(trials) {}
+  void offer(std::size_t slot, std::size_t candidate, const Rational& norm) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (best_ && !(norm < best_->norm || (norm == best_->norm && candidate < best_->candidate))) {
+      trials_[slot].reset();
+      return;
+    }
+    if (best_) trials_[best_->slot].reset();
+    best_ = Best{norm, candidate, slot};
+  }
+
+ private:
+  struct Best {
+    Rational norm;
+    std::size_t candidate, slot;
+  };
+  std::vector<std::optional<Construction>>& trials_;
+  std::mutex mutex_;
+  std::optional<Best> best_;
+};
+
 }  // namespace
 
 std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& out, const Execution& exec,
@@ -239,6 +267,7 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
   // Where there is a `between` (the leaders' plan), process 0 runs it alone and the other
   // processes take the candidates.
   const std::size_t first_part = between ? 1 : 0;
+  LightestTrial lightest(trials);
   const auto computed = shard_map<TrialNorm>(
       candidates.size(), exec,
       [&](std::size_t k) -> TrialNorm {
@@ -252,6 +281,7 @@ std::optional<Rational> build_mean_collapse(const Dataset& data, Construction& o
           finish_mean_collapse(data, means, trial_rng, *trials[k]);
           Rational norm = exact_norm_sq(trials[k]->model);  // one thread each: candidates run side by side
           if (before) lighter_by_hinges(data, means, std::move(*before), *trials[k], norm);
+          lightest.offer(k, i, norm);
           return {norm, std::nullopt};
         } catch (const ConstructionError& e) {
           return {Rational(0), e.what()};
