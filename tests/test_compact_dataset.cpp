@@ -12,10 +12,7 @@
 
 #include "seeded_oracles.hpp"
 #include "seqi/core/rng.hpp"
-#include "seqi/construction/lifted_inputs.hpp"
 #include "seqi/construction/shifted_tokens.hpp"
-#include "seqi/core/point_groups.hpp"
-#include "seqi/numbers/residue.hpp"
 #include "seqi/core/token_sequence.hpp"
 #include "seqi/io/dataset_json.hpp"
 #include "seqi/io/dataset_writer.hpp"
@@ -379,84 +376,6 @@ BOOST_AUTO_TEST_CASE(shifted_tokens_equal_the_materialised_shift) {
         BOOST_REQUIRE_EQUAL(t.size(), x.size());
         for (std::size_t i = 0; i < x.size(); ++i) BOOST_TEST(t[i] == seqi::dot(r, x[i]), "seed " << seed << " trial " << trial);
       }
-  }
-}
-
-namespace {
-
-// Every query of the lifted inputs c against its definition on the materialised tokens y.
-void expect_lifted_inputs_equal(const seqi::LiftedInputs& c, const seqi::TokenState& y, const Point& r,
-                                const std::string& where) {
-  BOOST_REQUIRE_EQUAL(c.size(), y.tokens.size());
-  const auto w = seqi::residue_weights(static_cast<std::size_t>(y.tokens.front().size()));
-  bool every_residue = true;
-  for (std::size_t i = 0; i < y.tokens.size(); ++i) {
-    BOOST_TEST(seqi::equal_points(c.token(i), y.tokens[i]), where);
-    BOOST_TEST(c.norm_sq(i) == seqi::norm_sq(y.tokens[i]), where);
-    const auto h = seqi::weighted_residue(w, y.tokens[i]);
-    every_residue = every_residue && h;
-    if (c.residues() && h) BOOST_TEST((*c.residues())[i] == *h, where);
-  }
-  BOOST_TEST(c.residues().has_value() == every_residue, where);
-  const auto mu = c.means(3);
-  for (std::size_t j = 0; j < y.sequences(); ++j) {
-    Point sum = Point::Zero(y.tokens.front().size());
-    for (std::size_t i = y.begin[j]; i < y.begin[j + 1]; ++i) sum += y.tokens[i];
-    BOOST_TEST(seqi::equal_points(mu[j], sum / Rational(static_cast<long>(y.size_of(j)))), where);
-  }
-  const auto groups = seqi::equal_point_groups(c.size(), c.residues(), [&](std::size_t i) { return c.token(i); });
-  BOOST_TEST((groups == seqi::equal_point_groups(y.tokens)), where);
-  for (std::size_t k = 0; k < y.tokens.size(); k += 3) {
-    std::vector<std::size_t> expect;
-    for (std::size_t i = 0; i < y.tokens.size(); ++i)
-      if (seqi::equal_points(y.tokens[i], y.tokens[k])) expect.push_back(i);
-    BOOST_TEST((c.indices_of(y.tokens[k]) == expect), where);
-  }
-  BOOST_TEST(c.indices_of(Point::Constant(y.tokens.front().size(), Rational(1, 1000003))).empty(), where);
-  const auto t = c.readings(r, 2);
-  for (std::size_t i = 0; i < y.tokens.size(); ++i) BOOST_TEST(t[i] == seqi::dot(r, y.tokens[i]), where);
-}
-
-}  // namespace
-
-// Phase S's view of the inputs (LiftedInputs): tokens, residues, means, equal-token groups,
-// lookups, norms and readings equal their definitions on the materialised tokens, on the int64
-// path and the GMP fallback, with a denominator divisible by the residue prime, before and after
-// tokens are moved.
-BOOST_AUTO_TEST_CASE(lifted_inputs_equal_the_materialised_tokens) {
-  const std::uint64_t seed = seqi::testing::base_seed("compact_dataset") + 12;
-  seqi::Rng rng(seed);
-  const Integer prime = (Integer(1) << 61) - 1;
-  for (int trial = 0; trial < 30; ++trial) {
-    const auto d = static_cast<Eigen::Index>(2 + rng.next() % 3);
-    std::vector<Point> pool;  // tokens repeat across sequences (H1: not within one)
-    for (int k = 0; k < 12; ++k) pool.push_back(random_point(rng, d, trial % 3 == 0 ? 1 : 0));
-    if (trial % 7 == 3) pool[0][1] = Rational(Integer(5), prime);  // no residue: the exact fallback
-    seqi::Dataset data;
-    data.dimension = static_cast<int>(d);
-    for (int j = 0; j < 6; ++j) {
-      seqi::SequencePair p;
-      for (std::size_t k = rng.next() % 4; k < pool.size(); k += 1 + rng.next() % 3) p.input.push_back(pool[k]);
-      if (p.input.empty()) p.input.push_back(pool.back());
-      p.output.push_back(Point::Zero(d));
-      data.pairs.push_back(std::move(p));
-    }
-    seqi::LiftedInputs c(data, trial % 2 ? 3 : 1);
-    seqi::TokenState y = seqi::inputs_of(data);
-    Point r(d);
-    for (Eigen::Index k = 0; k < d; ++k) r[k] = Rational(static_cast<long>(rng.next() % 2049) - 1024, 1024);
-    const std::string where = "seed " + std::to_string(seed) + " trial " + std::to_string(trial);
-    expect_lifted_inputs_equal(c, y, r, where);
-    for (int lift = 0; lift < 2; ++lift) {  // a lift moves every copy of one point
-      const Point q = y.tokens[rng.next() % y.tokens.size()];
-      Point e = Point::Zero(d);
-      e[0] = Rational(lift == 0 ? 1 : -2, 3);
-      for (std::size_t i : c.indices_of(q)) c.move(i, q + e);
-      for (auto& x : y.tokens)
-        if (seqi::equal_points(x, q)) x += e;
-      BOOST_TEST(c.any_moved());
-      expect_lifted_inputs_equal(c, y, r, where + " lift " + std::to_string(lift));
-    }
   }
 }
 
