@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(lifted_inputs_equal_the_materialised_tokens) {
       for (std::size_t i : c.indices_of(q)) c.move(i, q + e);
       for (auto& x : y.tokens)
         if (seqi::equal_points(x, q)) x += e;
-      BOOST_TEST(c.any_moved());
+      BOOST_TEST(!c.indices_of(q + e).empty());  // the moved copies are found where they went
       expect_lifted_inputs_equal(c, y, r, where + " lift " + std::to_string(lift));
     }
   }

@@ -77,6 +77,13 @@ BOOST_AUTO_TEST_CASE(large_or_unshifted_datasets_keep_the_drawn_size) {
   BOOST_TEST(!b.record.separation.shift_used);
   BOOST_TEST(sizes_choice(b) == nullptr);
   BOOST_TEST(exact_norm_sq(b.model) == *norm_at(unshared, 7, 0));
+  Construction empty;  // a size asked for without a shift names no size in any choice
+  empty.model.dimension = unshared.dimension;
+  empty.record.seed = 7;
+  LeaderVariants alone(unshared, empty, 1, {12});
+  alone.finish(Execution{});
+  BOOST_TEST(exact_norm_sq(alone.built().model) == exact_norm_sq(b.model));
+  for (const ChoiceLog& c : alone.built().record.choices) BOOST_TEST(c.what.find("v / 2^") == std::string::npos, c.what);
   spec.N = kShiftSizeTokenLimit / 4 + 1, spec.n_min = 4, spec.share_probability = 0.8, spec.coordinate_range = 3;
   const Dataset large = random_dataset(spec, 7);
   BOOST_REQUIRE(large.total_input_tokens() > kShiftSizeTokenLimit);

@@ -33,7 +33,7 @@ std::size_t with_lift_plateaus(const Dataset& data, const Separation& sep, Const
 PhaseS build_phase_s(const Dataset& data, const Construction& empty, unsigned threads,
                      const std::vector<int>& halvings) {
   auto config = std::make_shared<LiftedInputs>(data, threads);
-  PhaseS phase{nullptr, Rng(empty.record.seed), empty, Rational(0), 0, 0, {}};
+  PhaseS phase{nullptr, Rng(empty.record.seed), empty, Rational(0), 0, std::nullopt, {}};
   phase.sizes = build_separation(*config, phase.rng, phase.out, threads, halvings);
   if (!phase.sizes.front())
     throw ConstructionError("the shift with v / 2^" + std::to_string(halvings.front()) + " leaves two tokens equal");

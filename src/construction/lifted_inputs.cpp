@@ -71,7 +71,7 @@ std::vector<std::size_t> LiftedInputs::indices_of(const Point& p) const {
   return found;
 }
 
-Rational LiftedInputs::reading(std::size_t i, const Point& r, const IntegerForm& integer_r) const {
+Rational LiftedInputs::reading(std::size_t i, const Point& r, const IntegerNumerators& integer_r) const {
   const std::size_t j = owner_[i];
   Rational t;
   if (integer_r && !moved_.count(i) &&
@@ -83,7 +83,7 @@ Rational LiftedInputs::reading(std::size_t i, const Point& r, const IntegerForm&
 }
 
 std::vector<Rational> LiftedInputs::readings(const Point& r, unsigned threads) const {
-  const IntegerForm integer_r = integer_numerators(r);
+  const IntegerNumerators integer_r = integer_numerators(r);
   std::vector<Rational> t(size());
   for_each_chunk(size(), threads, [&](std::size_t, std::size_t first, std::size_t last) {
     for (std::size_t i = first; i < last; ++i) t[i] = reading(i, r, integer_r);

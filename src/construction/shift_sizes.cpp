@@ -33,7 +33,8 @@ LeaderVariants::LeaderVariants(const Dataset& data, const Construction& empty, u
     const int h = halvings[i];
     auto v = std::make_unique<Variant>(Variant{h, phase_.out, nullptr, std::nullopt, std::nullopt, std::nullopt});
     if (!phase_.sizes[i]) v->failure = "does not separate";
-    if (h > 0) v->out.record.choices[phase_.shift_choice].what += ", v / 2^" + std::to_string(h);
+    if (h > 0 && phase_.shift_choice)  // without a shift every size is the unshifted construction
+      v->out.record.choices[*phase_.shift_choice].what += ", v / 2^" + std::to_string(h);
     variants_.push_back(std::move(v));
   }
   // The sizes' plans are independent (each from its copy of Phase S's state): one size per

@@ -30,7 +30,7 @@ std::vector<Rational> ShiftedTokens::readings(const Point& r, unsigned threads) 
 Rational ShiftedTokens::max_norm_sq(unsigned threads) const {
   // |y + s v|^2 = |y|^2 + s (2 v . y + s |v|^2).
   const Rational vv = norm_sq(v_);
-  const IntegerForm integer_v = s_.empty() ? std::nullopt : integer_numerators(v_);
+  const IntegerNumerators integer_v = s_.empty() ? std::nullopt : integer_numerators(v_);
   std::vector<Rational> most(chunk_count(size(), threads));
   for_each_chunk(size(), threads, [&](std::size_t c, std::size_t first, std::size_t last) {
     for (std::size_t i = first; i < last; ++i) {

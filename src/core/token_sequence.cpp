@@ -71,7 +71,7 @@ bool TokenSequence::norm_sq(std::size_t i, Rational& out) const {
   return true;
 }
 
-std::optional<std::pair<std::vector<std::int64_t>, Integer>> integer_numerators(const Point& r) {
+IntegerNumerators integer_numerators(const Point& r) {
   Integer den = 1;
   for (Eigen::Index c = 0; c < r.size(); ++c) den = boost::multiprecision::lcm(den, Integer(denominator(r[c])));
   const Integer top = std::numeric_limits<std::int64_t>::max();

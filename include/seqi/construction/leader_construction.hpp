@@ -1,7 +1,8 @@
 // Phases S, P, C and I (the leader construction) in two steps. The first builds Phase S (once for
-// every shift size, build_phase_s) and plans Phase P (the shrink, the places, the reading and the leaders: most of the work at scale);
-// the second builds the placement hats and phases C and I. So the plan can be made before the
-// norm it must undercut is known (lem:mean-collapse's comparison), on another process's time.
+// every shift size, build_phase_s) and plans Phase P (the shrink, the places, the reading and the
+// leaders: most of the work at scale); the second builds the placement hats and phases C and I.
+// So the plan can be made before the norm it must undercut is known (lem:mean-collapse's
+// comparison), on another process's time.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -20,7 +21,7 @@ struct PhaseS {
   Construction out;                              // Phase S's lift blocks (their plateaus set) and choices
   Rational norm;                                 // out.model's ||theta||^2 before any lift carries its plateau
   std::size_t plateaus = 0;                      // placement hats after the shrink that carry one (lem:plateau-hat)
-  std::size_t shift_choice = 0;                  // index of the shift's draw in out.record.choices
+  std::optional<std::size_t> shift_choice;       // index of the shift's draw in out.record.choices, if any
   std::vector<std::optional<Separation>> sizes;  // build_separation's, one per halving; the first is set
 };
 

@@ -7,16 +7,12 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <utility>
 #include <vector>
 
 #include "seqi/core/dataset.hpp"
 #include "seqi/model/token_state.hpp"
 
 namespace seqi {
-
-// r = num / den with int64 numerators (integer_numerators, core/token_sequence.hpp), or nullopt.
-using IntegerForm = std::optional<std::pair<std::vector<std::int64_t>, Integer>>;
 
 class LiftedInputs {
  public:
@@ -28,7 +24,6 @@ class LiftedInputs {
   // The sequences' token ranges (begin only; no tokens held).
   const TokenState& layout() const { return layout_; }
   const std::vector<std::size_t>& owners() const { return owner_; }
-  bool any_moved() const { return !moved_.empty(); }
 
   // Token i, exactly.
   Point token(std::size_t i) const;
@@ -43,7 +38,7 @@ class LiftedInputs {
   std::vector<std::size_t> indices_of(const Point& p) const;
 
   // r . token i exactly; integer_r: integer_numerators(r), read from the dataset's integers.
-  Rational reading(std::size_t i, const Point& r, const IntegerForm& integer_r) const;
+  Rational reading(std::size_t i, const Point& r, const IntegerNumerators& integer_r) const;
   // r . token i for every token, on `threads` threads (the result does not depend on it).
   std::vector<Rational> readings(const Point& r, unsigned threads = 1) const;
   // |token i|^2 exactly.

@@ -103,6 +103,7 @@ int compare_tokens(const TokenSequence& a, std::size_t i, const TokenSequence& b
 
 // r = num / den with int64 numerators over one denominator den > 0 (the lcm of r's reduced
 // denominators), the form integer_dot reads; nullopt when a value leaves int64.
-std::optional<std::pair<std::vector<std::int64_t>, Integer>> integer_numerators(const Point& r);
+using IntegerNumerators = std::optional<std::pair<std::vector<std::int64_t>, Integer>>;
+IntegerNumerators integer_numerators(const Point& r);
 
 }  // namespace seqi
