@@ -301,7 +301,7 @@ struct Gen {
     f.b = Point(w);
     for (int k = 0; k < w; ++k) {
       f.b[k] = q();
-      for (int c = 0; c < d; ++c) f.U(k, c) = q(), f.W(c, k) = q() / 4;
+      for (int c = 0; c < d; ++c) f.U.edit()(k, c) = q(), f.W.edit()(c, k) = q() / 4;
     }
     return f;
   }

@@ -52,7 +52,7 @@ inline std::size_t every_later_hat_negative_on_every_place(const Construction& b
     if (block.phase != Phase::placement || placement++ == 0) continue;  // after the shrink layer
     for (const auto& placed : built.record.placement.placed)
       for (const auto& P : placed) {
-        const Vec<Rational> pre = block.ff.U * P + block.ff.b;
+        const Vec<Rational> pre = block.ff.U.dense() * P + block.ff.b;
         for (Eigen::Index u = 0; u < pre.size(); ++u) BOOST_TEST(pre[u] < 0);
       }
   }

@@ -169,9 +169,9 @@ BOOST_AUTO_TEST_CASE(balancing_units_keeps_the_function_and_never_grows_the_norm
   // The hat from its definition, unbalanced: units relu(r.x - b_k) with columns D/delta (1, -2, 1).
   FeedForward<Rational> plain_hat = layers[0];
   for (Eigen::Index k = 0; k < 3; ++k) {
-    plain_hat.U.row(k) = r.transpose();
+    plain_hat.U.edit().row(k) = r.transpose();
     plain_hat.b[k] = -(t + delta * (k - 1));
-    plain_hat.W.col(k) = D / delta * Rational(k == 1 ? -2 : 1);
+    plain_hat.W.edit().col(k) = D / delta * Rational(k == 1 ? -2 : 1);
   }
   BOOST_TEST(layers[0].stored_norm_sq() < plain_hat.stored_norm_sq() / 10);
   std::mt19937_64 g(base_seed());
@@ -187,9 +187,9 @@ BOOST_AUTO_TEST_CASE(balancing_units_keeps_the_function_and_never_grows_the_norm
     FeedForward<Rational> original = built;
     for (Eigen::Index k = 0; k < original.U.rows(); ++k) {
       const long e = k % 2 == 0 ? 8 : -8;
-      original.U.row(k) *= pow2(e);
+      original.U.edit().row(k) *= pow2(e);
       original.b[k] *= pow2(e);
-      original.W.col(k) *= pow2(-e);
+      original.W.edit().col(k) *= pow2(-e);
     }
     FeedForward<Rational> ff = original;
     balance_hidden_units(ff);

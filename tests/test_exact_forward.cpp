@@ -133,12 +133,12 @@ BOOST_AUTO_TEST_CASE(exact_forward_matches_dense_on_random_transformers) {
           default: {  // a general dense layer, width 2
             FeedForward<Rational> ff;
             ff.eta = gen.rat(2, 2);
-            ff.U.resize(2, d);
-            ff.W.resize(d, 2);
+            ff.U.edit().resize(2, d);
+            ff.W.edit().resize(d, 2);
             ff.b = gen.vec(2, 2, 2);
             for (int i = 0; i < 2; ++i) {
-              ff.U.row(i) = gen.vec(d, 2, 1).transpose();
-              ff.W.col(i) = gen.vec(d, 2, 2);
+              ff.U.edit().row(i) = gen.vec(d, 2, 1).transpose();
+              ff.W.edit().col(i) = gen.vec(d, 2, 2);
             }
             block.ff = ff;
           }
@@ -195,14 +195,14 @@ BOOST_AUTO_TEST_CASE(pattern_image_equals_the_dense_layer) {
     const Point r = gen.nonzero_int_vec(d, 3);
     FeedForward<Rational> ff;
     ff.eta = gen.coin(30) ? Rational(1) : gen.rat(3, 4);
-    ff.U.resize(w, d);
-    ff.W.resize(d, w);
+    ff.U.edit().resize(w, d);
+    ff.W.edit().resize(d, w);
     ff.b.resize(w);
     for (Eigen::Index k = 0; k < w; ++k) {
       const Rational slope = gen.coin(20) ? Rational(0) : gen.rat(3, 2);
-      ff.U.row(k) = (r * slope).transpose();
+      ff.U.edit().row(k) = (r * slope).transpose();
       ff.b[k] = gen.rat(4, 3);
-      for (int c = 0; c < d; ++c) ff.W(c, k) = gen.coin(40) ? Rational(0) : gen.rat(3, 3);
+      for (int c = 0; c < d; ++c) ff.W.edit()(c, k) = gen.coin(40) ? Rational(0) : gen.rat(3, 3);
     }
     const auto form = one_direction_form(ff);
     if (!form) continue;  // every slope 0: no direction

@@ -62,13 +62,13 @@ ExactFloatCase exact_float_case(std::mt19937_64& gen, long max_layers) {
     const auto w = static_cast<Eigen::Index>(integer(1, 6));
     FeedForward<Rational> ff;
     ff.eta = integer(0, 3) == 0 ? Rational(1, 2) : Rational(1);
-    ff.U.resize(w, d);
+    ff.U.edit().resize(w, d);
     ff.b.resize(w);
-    ff.W.resize(d, w);
+    ff.W.edit().resize(d, w);
     for (Eigen::Index u = 0; u < w; ++u) {
-      ff.U.row(u) = r.transpose() * slopes[static_cast<std::size_t>(integer(0, 6))];
+      ff.U.edit().row(u) = r.transpose() * slopes[static_cast<std::size_t>(integer(0, 6))];
       ff.b[u] = integer(-10, 10);
-      for (int k = 0; k < d; ++k) ff.W(k, u) = Rational(integer(-4, 4), 4);
+      for (int k = 0; k < d; ++k) ff.W.edit()(k, u) = Rational(integer(-4, 4), 4);
     }
     c.model.blocks.push_back({SelfAttention<Rational>::identity(), ff, Phase::user});
   }
@@ -119,13 +119,13 @@ BOOST_AUTO_TEST_CASE(six_active_units_are_added_in_unit_order) {
   Transformer<Rational> model;
   model.dimension = 2;
   FeedForward<Rational> ff;
-  ff.U.resize(6, 2);
+  ff.U.edit().resize(6, 2);
   ff.b.resize(6);
-  ff.W.resize(2, 6);
+  ff.W.edit().resize(2, 6);
   for (Eigen::Index u = 0; u < 6; ++u) {
-    ff.U.row(u) << 1, 0;
+    ff.U.edit().row(u) << 1, 0;
     ff.b[u] = -u;
-    ff.W.col(u) << Rational(1, 4) * (u + 1), -1;
+    ff.W.edit().col(u) << Rational(1, 4) * (u + 1), -1;
   }
   model.blocks.push_back({SelfAttention<Rational>::identity(), ff, Phase::user});
   Dataset data;

@@ -43,13 +43,13 @@ FeedForward<Rational> one_direction_ff(Gen& g, const Point& r, const std::option
   const Rational centre = kink_at ? *kink_at : g.q(), delta = Rational(1, g.range(1, 64));
   const Point D = g.point(d);
   for (int k = 0; k < w; ++k) {
-    f.U.row(k) = (r * lambda * (hat ? Rational(1) : g.q())).transpose();
+    f.U.edit().row(k) = (r * lambda * (hat ? Rational(1) : g.q())).transpose();
     if (hat) {
       f.b[k] = -lambda * (centre + delta * Rational(k - 1));
-      f.W.col(k) = D * (k == 1 ? Rational(-2) : Rational(1)) / (delta * lambda);
+      f.W.edit().col(k) = D * (k == 1 ? Rational(-2) : Rational(1)) / (delta * lambda);
     } else {
       f.b[k] = g.q();
-      for (int c = 0; c < d; ++c) f.W(c, k) = g.q() / 4;
+      for (int c = 0; c < d; ++c) f.W.edit()(c, k) = g.q() / 4;
     }
   }
   return f;
@@ -282,10 +282,10 @@ BOOST_AUTO_TEST_CASE(zero_weights_do_not_count_as_rounded_terms) {
     ff.W = Mat<Rational>::Zero(d, 2);
     ff.b = Point(2);
     for (int k = 0; k < 2; ++k) {
-      ff.U(k, k) = Rational(3 + k, 7);
-      for (int c = 2; dense && c < d; ++c) ff.U(k, c) = Rational(1, Integer(1) << 40);
+      ff.U.edit()(k, k) = Rational(3 + k, 7);
+      for (int c = 2; dense && c < d; ++c) ff.U.edit()(k, c) = Rational(1, Integer(1) << 40);
       ff.b[k] = 1000;  // every pre-activation positive by far: no decision is close
-      ff.W(k, k) = Rational(5, 7);
+      ff.W.edit()(k, k) = Rational(5, 7);
     }
     model.blocks.push_back({SelfAttention<Rational>::identity(), ff, Phase::user});
     const FloatRunFacts f = bound_float_run(model, data, Setting::hardmax, Rational(1), 200);

@@ -32,11 +32,11 @@ Dataset dataset(const std::string& name) { return read_dataset_file(std::string(
 FeedForward<Rational> one_unit(const Point& u, const Rational& b, const Point& w) {
   FeedForward<Rational> f;
   f.U = Mat<Rational>(1, u.size());
-  f.U.row(0) = u.transpose();
+  f.U.edit().row(0) = u.transpose();
   f.b = Point(1);
   f.b[0] = b;
   f.W = Mat<Rational>(w.size(), 1);
-  f.W.col(0) = w;
+  f.W.edit().col(0) = w;
   return f;
 }
 

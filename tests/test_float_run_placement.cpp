@@ -82,9 +82,9 @@ PlacementChain placement_chain(Dataset dataset, const Point& r) {
     hat.W = Mat<Rational>(d, 3);
     hat.b = Point(3);
     for (int k = 0; k < 3; ++k) {
-      hat.U.row(k) = r.transpose();
+      hat.U.edit().row(k) = r.transpose();
       hat.b[k] = -(t + delta * Rational(k - 1));
-      hat.W.col(k) = D * (k == 1 ? Rational(-2) : Rational(1)) / delta;
+      hat.W.edit().col(k) = D * (k == 1 ? Rational(-2) : Rational(1)) / delta;
     }
     chain.model.blocks.push_back({SelfAttention<Rational>::identity(), hat, Phase::user});
   }

@@ -31,11 +31,11 @@ BOOST_AUTO_TEST_CASE(feed_forward_hand_example) {
   // FF(x) = x/2 + W relu(U x + b), U = [[1,-1],[2,1]], b = (0,-3), W = [[1,0],[2,-1]].
   FeedForward<Rational> ff;
   ff.eta = q(1, 2);
-  ff.U.resize(2, 2);
-  ff.U << 1, -1, 2, 1;
+  ff.U.edit().resize(2, 2);
+  ff.U.edit() << 1, -1, 2, 1;
   ff.b = pt({0, -3});
-  ff.W.resize(2, 2);
-  ff.W << 1, 0, 2, -1;
+  ff.W.edit().resize(2, 2);
+  ff.W.edit() << 1, 0, 2, -1;
   BOOST_TEST(ff.width() == 2u);
   BOOST_TEST(ff.stored_scalars() == 1u + 4u + 2u + 4u);
   // Both units active: (1, 1/2) + 1*(1,2) + 2*(0,-1).
@@ -273,9 +273,9 @@ BOOST_AUTO_TEST_CASE(identity_outside_breakpoints_forms) {
 
   // A row that is a multiple of r (same function: row 2r, offset doubled, column halved).
   auto scaled = hat;
-  scaled.U.row(1) *= Rational(2);
+  scaled.U.edit().row(1) *= Rational(2);
   scaled.b[1] *= Rational(2);
-  scaled.W.col(1) /= Rational(2);
+  scaled.W.edit().col(1) /= Rational(2);
   for (const Point& x : {pt({1, 1}), pt({q(5, 4), 1}), pt({9, 9})}) CHECK_POINT(scaled.apply(x), hat.apply(x));
   const auto h = identity_outside_breakpoints(scaled);
   BOOST_TEST_REQUIRE(h.has_value());
@@ -289,31 +289,31 @@ BOOST_AUTO_TEST_CASE(identity_outside_breakpoints_forms) {
                   .has_value());
   // Rows not parallel.
   auto skew = hat;
-  skew.U.row(1) = pt({2, 1}).transpose();
+  skew.U.edit().row(1) = pt({2, 1}).transpose();
   BOOST_TEST(!identity_outside_breakpoints(skew).has_value());
   // A single ReLU: the identity on the left but not far right.
   FeedForward<Rational> ramp;
-  ramp.U.resize(1, 2);
-  ramp.U << 1, 2;
+  ramp.U.edit().resize(1, 2);
+  ramp.U.edit() << 1, 2;
   ramp.b = pt({-1});
-  ramp.W.resize(2, 1);
-  ramp.W << 1, 0;
+  ramp.W.edit().resize(2, 1);
+  ramp.W.edit() << 1, 0;
   BOOST_TEST(!identity_outside_breakpoints(ramp).has_value());
   // A reversed ReLU: the identity on the right, not on the left.
-  ramp.U << -1, -2;
+  ramp.U.edit() << -1, -2;
   BOOST_TEST(!identity_outside_breakpoints(ramp).has_value());
   // Hat with its last unit dropped: wrong far right.
   auto cut = hat;
-  cut.W.col(2).setZero();
+  cut.W.edit().col(2).setZero();
   BOOST_TEST(!identity_outside_breakpoints(cut).has_value());
   // No breakpoints (U = 0) and width 0: nullopt.
   FeedForward<Rational> zero_u = hat;
-  zero_u.U.setZero();
+  zero_u.U.edit().setZero();
   BOOST_TEST(!identity_outside_breakpoints(zero_u).has_value());
   FeedForward<Rational> empty;
-  empty.U.resize(0, 2);
+  empty.U.edit().resize(0, 2);
   empty.b.resize(0);
-  empty.W.resize(2, 0);
+  empty.W.edit().resize(2, 0);
   BOOST_TEST(!identity_outside_breakpoints(empty).has_value());
 }
 

@@ -38,8 +38,8 @@ BOOST_AUTO_TEST_CASE(gate_passes_the_construction_and_rejects_a_too_long_transfo
   // Identity blocks keep the interpolation but push L past 2 sum(m) + 2N + 1.
   const std::size_t bound = 2 * data.sum_m() + 2 * data.pairs.size() + 1;
   Block<Rational> identity{SelfAttention<Rational>::identity(), FeedForward<Rational>{}, Phase::user};
-  identity.ff.U.resize(0, data.dimension);
-  identity.ff.W.resize(data.dimension, 0);
+  identity.ff.U.edit().resize(0, data.dimension);
+  identity.ff.W.edit().resize(data.dimension, 0);
   while (built.model.blocks.size() <= bound) built.model.blocks.push_back(identity);
   const auto rec = record_of(data, built.model);
   BOOST_TEST(rec.verified_hardmax);  // still interpolates: only the constant is violated

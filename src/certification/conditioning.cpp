@@ -23,6 +23,8 @@ Rational max_abs_entry(Rational m, const StructuredMatrix<Rational>& s) {
   return m;
 }
 
+Rational max_abs_entry(Rational m, const FactoredMatrix<Rational>& a) { return max_abs_entry(std::move(m), a.dense()); }
+
 PhaseConditioning& phase_entry(ConditioningReport& rep, const std::string& phase) {
   for (auto& p : rep.phases)
     if (p.phase == phase) return p;

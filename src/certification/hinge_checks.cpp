@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "seqi/certification/certificate_checks.hpp"
 #include "seqi/certification/counts.hpp"
 
 namespace seqi {

@@ -13,9 +13,9 @@ void balance_unit(FeedForward<Rational>& ff, Eigen::Index k, const Rational& in,
   const auto cost = [&](long e) { return pow2(2 * e) * in + pow2(-2 * e) * out; };
   const long e = cost(below + 1) < cost(below) ? below + 1 : below;
   if (e == 0 || cost(e) >= in + out) return;  // never larger
-  for (Eigen::Index c = 0; c < ff.U.cols(); ++c) scale_by_pow2(ff.U(k, c), e);
+  ff.U.scale_row(k, [e](Rational& x) { scale_by_pow2(x, e); });
   scale_by_pow2(ff.b[k], e);
-  for (Eigen::Index c = 0; c < ff.W.rows(); ++c) scale_by_pow2(ff.W(c, k), -e);
+  ff.W.scale_col(k, [e](Rational& x) { scale_by_pow2(x, -e); });
 }
 
 void balance_hidden_units(FeedForward<Rational>& ff) {

@@ -1,5 +1,7 @@
 #include "seqi/construction/construction_bytes.hpp"
 
+#include <unordered_map>
+
 #include "seqi/core/byte_codec.hpp"
 
 namespace seqi {
@@ -18,6 +20,49 @@ Mat<Rational> get_matrix(ByteReader& r) {
     for (Eigen::Index k = 0; k < cols; ++k) m(i, k) = r.rational();
   return m;
 }
+
+// Factored matrices with their factors stored once: each factor is written where it is first
+// met and referred to by its number afterwards, so the layers that shared it share it again.
+class FactorWriter {
+ public:
+  explicit FactorWriter(ByteWriter& w) : w_(w) {}
+  void put(const FactoredMatrix<Rational>& m) {
+    w_.put(m.factored());
+    if (!m.factored()) return put_matrix(w_, m.left_factor() ? *m.left_factor() : Mat<Rational>());
+    put_factor(m.left_factor()), put_factor(m.right_factor());
+  }
+
+ private:
+  void put_factor(const std::shared_ptr<Mat<Rational>>& f) {
+    const auto [it, fresh] = seen_.try_emplace(f.get(), seen_.size());
+    w_.put(std::uint64_t(it->second));
+    if (fresh) put_matrix(w_, *f);
+  }
+  ByteWriter& w_;
+  std::unordered_map<const Mat<Rational>*, std::size_t> seen_;
+};
+
+class FactorReader {
+ public:
+  explicit FactorReader(ByteReader& r) : r_(r) {}
+  FactoredMatrix<Rational> get() {
+    if (!r_.flag()) return get_matrix(r_);
+    auto left = get_factor();
+    auto right = get_factor();
+    if (left->cols() != right->rows() || left->cols() == 0) throw ByteCodecError("construction bytes: factors of unequal inner size");
+    return FactoredMatrix<Rational>::product(std::move(left), std::move(right));
+  }
+
+ private:
+  std::shared_ptr<Mat<Rational>> get_factor() {
+    const auto i = r_.u64();
+    if (i > read_.size()) throw ByteCodecError("construction bytes: a factor referred to before it is given");
+    if (i == read_.size()) read_.push_back(std::make_shared<Mat<Rational>>(get_matrix(r_)));
+    return read_[i];
+  }
+  ByteReader& r_;
+  std::vector<std::shared_ptr<Mat<Rational>>> read_;
+};
 
 void put_structured(ByteWriter& w, const StructuredMatrix<Rational>& s) {
   w.put(s.alpha), w.put(std::uint64_t(s.terms.size()));
@@ -47,23 +92,25 @@ std::vector<T> get_all(ByteReader& r, Get get) {
 
 void put_model(ByteWriter& w, const Transformer<Rational>& model) {
   w.put(std::uint64_t(model.dimension));
+  FactorWriter factors(w);
   put_all(w, model.blocks, [&](const Block<Rational>& b) {
     w.put(std::uint64_t(b.phase));
     w.put(b.sa.rho), put_structured(w, b.sa.A), put_structured(w, b.sa.V);
-    w.put(b.ff.eta), put_matrix(w, b.ff.U), w.put(Point(b.ff.b)), put_matrix(w, b.ff.W);
+    w.put(b.ff.eta), factors.put(b.ff.U), w.put(Point(b.ff.b)), factors.put(b.ff.W);
   });
 }
 
 Transformer<Rational> get_model(ByteReader& r) {
   Transformer<Rational> model;
   model.dimension = static_cast<int>(r.size());
+  FactorReader factors(r);
   model.blocks = get_all<Block<Rational>>(r, [&] {
     Block<Rational> b;
     const auto phase = r.u64();
     if (phase > std::uint64_t(Phase::user)) throw ByteCodecError("construction bytes: unknown phase");
     b.phase = static_cast<Phase>(phase);
     b.sa.rho = r.rational(), b.sa.A = get_structured(r), b.sa.V = get_structured(r);
-    b.ff.eta = r.rational(), b.ff.U = get_matrix(r), b.ff.b = r.point(), b.ff.W = get_matrix(r);
+    b.ff.eta = r.rational(), b.ff.U = factors.get(), b.ff.b = r.point(), b.ff.W = factors.get();
     return b;
   });
   return model;

@@ -103,15 +103,15 @@ std::vector<FeedForward<Rational>> hinge_layers(const std::vector<Unit>& units, 
     FeedForward<Rational> ff;
     ff.eta = 1;
     const auto w = static_cast<Eigen::Index>(layer.size());
-    ff.U = Mat<Rational>::Zero(w, d);
+    Mat<Rational> U = Mat<Rational>::Zero(w, d), W = Mat<Rational>::Zero(d, w);
     ff.b = Vec<Rational>::Zero(w);
-    ff.W = Mat<Rational>::Zero(d, w);
     for (Eigen::Index k = 0; k < w; ++k) {
       const Unit& u = *layer[static_cast<std::size_t>(k)];
-      ff.U.row(k) = u.u.transpose();
+      U.row(k) = u.u.transpose();
       ff.b[k] = u.b;
-      ff.W.col(k) = u.w;
+      W.col(k) = u.w;
     }
+    ff.U = std::move(U), ff.W = std::move(W);
     balance_hidden_units(ff);  // lem:relu-rescaling
     out.push_back(std::move(ff));
   }

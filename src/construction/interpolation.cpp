@@ -219,15 +219,16 @@ void build_flat_hats(const Dataset& data, Rng& rng, Construction& out, const Rat
   }
 
   out.record.collapse_block = out.model.blocks.size();
+  SharedFlatFactors factors(rec.reading, rec.v);
   for (std::size_t i = 0; i < runs; ++i) {
     const auto& run = rec.runs[rec.order[i]];
     // A mirrored hat is the flat hat of (-r, -v, -z): the same window, active on its left.
     const bool left = !rec.mirrored.empty() && rec.mirrored[rec.order[i]];
     Block<Rational> block{SelfAttention<Rational>::identity(),
-                          left ? flat_run_layer(-rec.reading, -rec.v, -rec.z[run.back()], -rec.z[run.front()],
-                                                rec.df_of(rec.order[i]), targets[run.front()])
-                               : flat_run_layer(rec.reading, rec.v, rec.z[run.front()], rec.z[run.back()],
-                                                rec.df_of(rec.order[i]), targets[run.front()]),
+                          left ? flat_run_layer(factors.of(targets[run.front()], true), -rec.z[run.back()],
+                                                -rec.z[run.front()], rec.df_of(rec.order[i]))
+                               : flat_run_layer(factors.of(targets[run.front()], false), rec.z[run.front()],
+                                                rec.z[run.back()], rec.df_of(rec.order[i])),
                           Phase::interpolation};
     if (i == 0) block.sa = {Rational(0), StructuredMatrix<Rational>::scaled_identity(collapse_alpha),
                             StructuredMatrix<Rational>::rank_one(rec.v, rec.a)};

@@ -79,11 +79,12 @@ ReadingLayer reading_layer(const FeedForward<Rational>& ff, const OneDirectionFo
     l.r_mag.push_back(std::fabs(m.mid) + m.rad);
     l.r_one = l.r_one + l.r_mag.back();
   }
+  const Mat<Rational> W = ff.W.dense();
   for (std::size_t k = 0; k < form.slope.size(); ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
     l.slope.push_back(magnitude_up(form.slope[k]));
     l.slope_sign.push_back(form.slope[k] > 0 ? 1 : form.slope[k] < 0 ? -1 : 0);
-    const DotBounds b = dot_bounds(rm, [&](std::size_t c) -> const Rational& { return ff.W(static_cast<Eigen::Index>(c), kk); });
+    const DotBounds b = dot_bounds(rm, [&](std::size_t c) -> const Rational& { return W(static_cast<Eigen::Index>(c), kk); });
     l.r_abs_w.push_back(b.abs);
     l.r_dot_w.push_back(b.dot);
   }

@@ -71,24 +71,25 @@ FFBound ff_bound(const FeedForward<Rational>& ff) {
   FFBound f;
   f.w = ff.width();
   f.d = static_cast<std::size_t>(ff.U.cols());
+  const Mat<Rational> U = ff.U.dense(), W = ff.W.dense();
   f.eta = magnitude_up(ff.eta);
   f.eta_one = ff.eta == 1;
   for (std::size_t k = 0; k < f.w; ++k) {
     const auto kk = static_cast<Eigen::Index>(k);
     double one = 0, col = 0;
     for (std::size_t c = 0; c < f.d; ++c) {
-      const MidRad m = mid_rad(ff.U(kk, static_cast<Eigen::Index>(c)));
+      const MidRad m = mid_rad(U(kk, static_cast<Eigen::Index>(c)));
       f.u_mid.push_back(m.mid);
       f.u_mag.push_back(std::fabs(m.mid) + m.rad);
       one = one + f.u_mag.back();
-      col = std::max(col, magnitude_up(ff.W(static_cast<Eigen::Index>(c), kk)));
+      col = std::max(col, magnitude_up(W(static_cast<Eigen::Index>(c), kk)));
     }
     const MidRad b = mid_rad(ff.b[kk]);
     f.b_mid.push_back(b.mid);
     f.b_mag.push_back(std::fabs(b.mid) + b.rad);
     f.u_one.push_back(one);
     std::size_t nonzero = 0;
-    for (std::size_t c = 0; c < f.d; ++c) nonzero += ff.U(kk, static_cast<Eigen::Index>(c)) != 0;
+    for (std::size_t c = 0; c < f.d; ++c) nonzero += U(kk, static_cast<Eigen::Index>(c)) != 0;
     f.zero_row.push_back(nonzero == 0);
     f.terms = std::max(f.terms, nonzero + 1);
     f.w_col.push_back(col);
@@ -98,10 +99,11 @@ FFBound ff_bound(const FeedForward<Rational>& ff) {
 
 std::optional<std::string> ff_range(const FeedForward<Rational>& ff, const FloatFormat& f) {
   if (auto bad = out_of_range(ff.eta, "eta", f)) return bad;
-  for (Eigen::Index i = 0; i < ff.U.size(); ++i)
-    if (auto bad = out_of_range(ff.U.data()[i], "an entry of U", f)) return bad;
-  for (Eigen::Index i = 0; i < ff.W.size(); ++i)
-    if (auto bad = out_of_range(ff.W.data()[i], "an entry of W", f)) return bad;
+  const Mat<Rational> U = ff.U.dense(), W = ff.W.dense();
+  for (Eigen::Index i = 0; i < U.size(); ++i)
+    if (auto bad = out_of_range(U.data()[i], "an entry of U", f)) return bad;
+  for (Eigen::Index i = 0; i < W.size(); ++i)
+    if (auto bad = out_of_range(W.data()[i], "an entry of W", f)) return bad;
   for (Eigen::Index i = 0; i < ff.b.size(); ++i)
     if (auto bad = out_of_range(ff.b[i], "an entry of b", f)) return bad;
   return std::nullopt;

@@ -106,7 +106,7 @@ json model_to_json(const Transformer<Rational>& model) {
     blocks.push_back({{"phase", phase_name(b.phase)},
                       {"attention", {{"rho", to_string(b.sa.rho)}, {"A", structured_json(b.sa.A)}, {"V", structured_json(b.sa.V)}}},
                       {"feed_forward",
-                       {{"eta", to_string(b.ff.eta)}, {"U", rows_json(b.ff.U)}, {"b", vec_json(b.ff.b)}, {"W", rows_json(b.ff.W)}}}});
+                       {{"eta", to_string(b.ff.eta)}, {"U", rows_json(b.ff.U.dense())}, {"b", vec_json(b.ff.b)}, {"W", rows_json(b.ff.W.dense())}}}});
   return {{"format", "seqi-transformer"}, {"version", 1}, {"dimension", model.dimension}, {"blocks", blocks}};
 }
 

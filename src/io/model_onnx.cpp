@@ -144,12 +144,12 @@ std::string attention(GraphBuilder& g, const std::string& x, const SelfAttention
 std::string feed_forward(GraphBuilder& g, const std::string& x, const FeedForward<Rational>& ff, const std::string& p) {
   auto eta_x = scaled(g, x, ff.eta, p + ".eta_x");
   if (ff.width() == 0) return eta_x;
-  const auto ux = g.node("MatMul", {x, g.matrix(p + ".U_t", ff.U.transpose())}, p + ".Ux");
+  const auto ux = g.node("MatMul", {x, g.matrix(p + ".U_t", ff.U.dense().transpose())}, p + ".Ux");
   const auto pre = g.node("Add", {ux, g.constant(p + ".b", std::vector<Rational>(ff.b.begin(), ff.b.end()),
                                                  {static_cast<std::int64_t>(ff.b.size())})},
                           p + ".pre_activation");
   const auto active = g.node("Relu", {pre}, p + ".relu");
-  const auto out = g.node("MatMul", {active, g.matrix(p + ".W_t", ff.W.transpose())}, p + ".W_relu");
+  const auto out = g.node("MatMul", {active, g.matrix(p + ".W_t", ff.W.dense().transpose())}, p + ".W_relu");
   return g.node("Add", {eta_x, out}, p + ".out");
 }
 

@@ -47,13 +47,14 @@ FeedForward<Rational> without_noop_units(const Rational& eta, const Mat<Rational
   for (Eigen::Index k = 0; k < U.rows(); ++k)
     if (!W.col(k).isZero() && !(U.row(k).isZero() && b[k] <= 0)) keep.push_back(k);
   const auto w = static_cast<Eigen::Index>(keep.size());
-  FeedForward<Rational> ff{eta, Mat<Rational>(w, U.cols()), Vec<Rational>(w), Mat<Rational>(W.rows(), w)};
+  Mat<Rational> kept_U(w, U.cols()), kept_W(W.rows(), w);
+  Vec<Rational> kept_b(w);
   for (Eigen::Index k = 0; k < w; ++k) {
-    ff.U.row(k) = U.row(keep[static_cast<std::size_t>(k)]);
-    ff.b[k] = b[keep[static_cast<std::size_t>(k)]];
-    ff.W.col(k) = W.col(keep[static_cast<std::size_t>(k)]);
+    kept_U.row(k) = U.row(keep[static_cast<std::size_t>(k)]);
+    kept_b[k] = b[keep[static_cast<std::size_t>(k)]];
+    kept_W.col(k) = W.col(keep[static_cast<std::size_t>(k)]);
   }
-  return ff;
+  return {eta, std::move(kept_U), std::move(kept_b), std::move(kept_W)};
 }
 
 // ------------------------------------------------------------------ reading
@@ -153,9 +154,9 @@ std::vector<AuthorsBlock> authors_layout(const Transformer<Rational>& model) {
       a.Wk.topRows(d) = dense_of(b.sa.A, d).transpose();
     }
     const auto bw = static_cast<Eigen::Index>(b.ff.width());
-    a.U.topRows(bw) = b.ff.U;
+    a.U.topRows(bw) = b.ff.U.dense();
     a.b.head(bw) = b.ff.b;
-    a.W.leftCols(bw) = b.ff.W;
+    a.W.leftCols(bw) = b.ff.W.dense();
     out.push_back(std::move(a));
   }
   return out;

@@ -20,13 +20,13 @@ FeedForward<Rational> random_feed_forward(RandomModelDraw& r, int d) {
   const long w = r.integer(1, 4);
   FeedForward<Rational> ff;
   ff.eta = r.integer(0, 3) ? Rational(1) : Rational(1, 2);
-  ff.U = Mat<Rational>(w, d);
-  ff.W = Mat<Rational>(d, w);
+  Mat<Rational> U(w, d), W(d, w);
   ff.b = Vec<Rational>(w);
   for (long i = 0; i < w; ++i) {
-    for (int k = 0; k < d; ++k) ff.U(i, k) = r.small(8), ff.W(k, i) = r.small(16);
+    for (int k = 0; k < d; ++k) U(i, k) = r.small(8), W(k, i) = r.small(16);
     ff.b[i] = r.small(8);
   }
+  ff.U = std::move(U), ff.W = std::move(W);
   return ff;
 }
 

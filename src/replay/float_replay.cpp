@@ -301,7 +301,7 @@ FloatReplay<F>::FloatReplay(const Transformer<Rational>& model, const Dataset& d
   for (const auto& block : model.blocks) {
     m.blocks.push_back({block.sa.is_identity(),
                         {cv(block.sa.rho), to_float<F>(block.sa.A), to_float<F>(block.sa.V)},
-                        cv(block.ff.eta), block.ff.U.unaryExpr(cv), block.ff.W.unaryExpr(cv), block.ff.b.unaryExpr(cv),
+                        cv(block.ff.eta), block.ff.U.dense().unaryExpr(cv), block.ff.W.dense().unaryExpr(cv), block.ff.b.unaryExpr(cv),
                         std::nullopt, {}, {}});
     find_direction(m.blocks.back(), directions);
     if (m.blocks.back().direction) m.blocks.back().U.resize(0, 0);  // its rows are slope_k r

@@ -1,5 +1,8 @@
 // Feed-forward layers of the construction: the hat (lem:hat) and the flat hat (lem:flat-hat).
 #pragma once
+#include <map>
+#include <memory>
+
 #include "seqi/model/feed_forward.hpp"
 
 namespace seqi {
@@ -52,5 +55,33 @@ FeedForward<Rational> flat_hat_layer(const Point& r, const Point& v, const Ratio
 // when r.x is outside (z_lo - 2df, z_hi + 2df). Width 4. flat_hat_layer is z_lo = z_hi = z.
 FeedForward<Rational> flat_run_layer(const Point& r, const Point& v, const Rational& z_lo, const Rational& z_hi,
                                      const Rational& df, const Point& y);
+
+// What a flat hat's units read and write, shared by the flat hats that have it in common: the
+// reading r as a 1 x d row (with |r|^2) and the d x 2 matrix [y v]. U = slopes r^T, W = [y v] Q.
+struct FlatRunFactors {
+  std::shared_ptr<Mat<Rational>> reading;
+  Rational reading_norm_sq;
+  std::shared_ptr<Mat<Rational>> target_and_v;
+};
+// flat_run_layer with its factors stored once for all the layers that share them.
+FeedForward<Rational> flat_run_layer(const FlatRunFactors& f, const Rational& z_lo, const Rational& z_hi,
+                                     const Rational& df);
+
+// The factors of the flat hats of one reading r (v = r / |r|^2): r and -r (a mirrored hat reads
+// -r, writes along -v) stored once each, [y +-v] once per target y and side.
+class SharedFlatFactors {
+ public:
+  SharedFlatFactors(const Point& r, const Point& v);
+  FlatRunFactors of(const Point& y, bool mirrored);
+
+ private:
+  struct Side {
+    std::shared_ptr<Mat<Rational>> reading;
+    Point v;
+    std::map<Point, std::shared_ptr<Mat<Rational>>, bool (*)(const Point&, const Point&)> targets{lex_less};
+  };
+  Rational reading_norm_sq_;
+  Side side_[2];
+};
 
 }  // namespace seqi

@@ -74,7 +74,7 @@ Transformer<T> convert_model(const Transformer<Rational>& m) {
   for (const auto& b : m.blocks) {
     Block<T> nb;
     nb.sa = {cv(b.sa.rho), cmat(b.sa.A), cmat(b.sa.V)};
-    nb.ff = {cv(b.ff.eta), Mat<T>(b.ff.U.unaryExpr(cv)), cvec(b.ff.b), Mat<T>(b.ff.W.unaryExpr(cv))};
+    nb.ff = {cv(b.ff.eta), Mat<T>(b.ff.U.dense().unaryExpr(cv)), cvec(b.ff.b), Mat<T>(b.ff.W.dense().unaryExpr(cv))};
     nb.phase = b.phase;
     out.blocks.push_back(std::move(nb));
   }
