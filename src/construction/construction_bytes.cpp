@@ -28,15 +28,15 @@ class FactorWriter {
   explicit FactorWriter(ByteWriter& w) : w_(w) {}
   void put(const FactoredMatrix<Rational>& m) {
     w_.put(m.factored());
-    if (!m.factored()) return put_matrix(w_, m.left_factor() ? *m.left_factor() : Mat<Rational>());
-    put_factor(m.left_factor()), put_factor(m.right_factor());
+    if (!m.factored()) return put_matrix(w_, m.left());
+    put_factor(m.left()), put_factor(m.right());
   }
 
  private:
-  void put_factor(const std::shared_ptr<Mat<Rational>>& f) {
-    const auto [it, fresh] = seen_.try_emplace(f.get(), seen_.size());
+  void put_factor(const Mat<Rational>& f) {
+    const auto [it, fresh] = seen_.try_emplace(&f, seen_.size());
     w_.put(std::uint64_t(it->second));
-    if (fresh) put_matrix(w_, *f);
+    if (fresh) put_matrix(w_, f);
   }
   ByteWriter& w_;
   std::unordered_map<const Mat<Rational>*, std::size_t> seen_;

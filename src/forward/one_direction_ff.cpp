@@ -20,9 +20,9 @@ bool pattern_is_zero(const FeedForward<Rational>& ff, const std::vector<Rational
 std::optional<std::pair<Eigen::Index, Eigen::Index>> leading_entry(const FactoredMatrix<Rational>& U) {
   const bool one_row = U.factored() && U.inner() == 1;
   for (Eigen::Index i = 0; i < U.rows(); ++i) {
-    if (one_row && (*U.left_factor())(i, 0) == 0) continue;
+    if (one_row && U.left()(i, 0) == 0) continue;
     for (Eigen::Index k = 0; k < U.cols(); ++k)
-      if (one_row ? (*U.right_factor())(0, k) != 0 : U(i, k) != 0) return std::pair{i, k};
+      if (one_row ? U.right()(0, k) != 0 : U(i, k) != 0) return std::pair{i, k};
     if (one_row) return std::nullopt;
   }
   return std::nullopt;

@@ -18,8 +18,6 @@ namespace seqi {
 template <class S>
 class FactoredMatrix {
  public:
-  using Factor = std::shared_ptr<const Mat<S>>;
-
   FactoredMatrix() : left_(std::make_shared<Mat<S>>()) {}
   // A dense matrix (implicit: wherever a matrix is expected, a dense one is one).
   template <class Derived>
@@ -35,9 +33,10 @@ class FactoredMatrix {
   }
 
   bool factored() const { return right_ != nullptr; }
-  // The factors (factored() only): shared, so equal pointers mean one stored factor.
-  const std::shared_ptr<Mat<S>>& left_factor() const { return left_; }
-  const std::shared_ptr<Mat<S>>& right_factor() const { return right_; }
+  // L (the matrix itself when dense) and R (factored() only). A factor may be shared: matrices
+  // whose factors have one address share that factor.
+  const Mat<S>& left() const { return *left_; }
+  const Mat<S>& right() const { return *right_; }
 
   Eigen::Index rows() const { return left_->rows(); }
   Eigen::Index cols() const { return factored() ? right_->cols() : left_->cols(); }
